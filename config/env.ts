@@ -1,0 +1,81 @@
+import { z } from 'zod';
+
+/** True when the string names a time zone the runtime's ICU knows. */
+export function isTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// Env values are strings; '0'/'1'/'true'/'false' become real booleans here so no
+// module ever compares against a string flag.
+const flag = z
+  .enum(['0', '1', 'true', 'false'])
+  .transform((v) => v === '1' || v === 'true');
+
+const url = (protocols: readonly string[]) =>
+  z.string().refine((v) => {
+    try {
+      return protocols.includes(new URL(v).protocol);
+    } catch {
+      return false;
+    }
+  }, `must be a ${protocols.join(' or ')} URL`);
+
+/** The one description of Radar's configuration: every variable, its type and its default. */
+export const ConfigSchema = z
+  .object({
+    DATABASE_URL: url(['postgres:', 'postgresql:']).default('postgres://postgres@127.0.0.1:5432/radar'),
+    REDIS_URL: url(['redis:', 'rediss:']).default('redis://127.0.0.1:6379'),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+    /** The origin browsers must send on mutating session requests. @defaultValue http://HOST:PORT */
+    PUBLIC_ORIGIN: url(['http:', 'https:']).optional(),
+    RADAR_TZ: z.string().refine(isTimeZone, 'must be an IANA time zone').default('Asia/Shanghai'),
+    INGEST_SYNC_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
+    GEO_AUDIT_ALLOW_PRIVATE_HOSTS: flag.default(false),
+    WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** Key prefix of every BullMQ queue, so several Radars (or test runs) can share one Redis. */
+    QUEUE_PREFIX: z.string().regex(/^[a-zA-Z0-9_.-]{1,64}$/, 'letters, digits, _ . - only').default('radar'),
+    /** How long graceful shutdown may take before in-flight work is abandoned. */
+    SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
+    /** Seconds a browser session made by login lasts. */
+    SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 365).default(168),
+    DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
+  })
+  .transform((c) => ({ ...c, PUBLIC_ORIGIN: c.PUBLIC_ORIGIN ?? `http://${c.HOST}:${c.PORT}` }));
+
+export type Config = z.output<typeof ConfigSchema>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/**
+ * Parses the environment. Empty strings count as unset, so `PORT=` in a .env file
+ * falls back to the default instead of failing as a non-number.
+ */
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = ConfigSchema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration: ${lines.join('; ')}`);
+  }
+  // PUBLIC_ORIGIN is compared with the browser's Origin header, which never has a path.
+  return { ...parsed.data, PUBLIC_ORIGIN: new URL(parsed.data.PUBLIC_ORIGIN).origin };
+}
+
+/** Reads `.env` (when present) under the real environment, then parses. */
+export function loadConfig(): Config {
+  try {
+    process.loadEnvFile('.env');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  return parseConfig(process.env);
+}

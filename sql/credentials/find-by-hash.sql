@@ -1,0 +1,5 @@
+-- The credential with this secret digest, with its site's owner. Takes ${secretHash}.
+-- Expiry and revocation are judged by the caller so it can tell why a credential failed.
+SELECT c.id, c.site_id, c.kind, c.scopes, c.secret_hash, c.expires_at, c.revoked_at, s.account_id
+FROM credentials c JOIN sites s ON s.id = c.site_id
+WHERE c.secret_hash = ${secretHash}

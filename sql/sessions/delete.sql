@@ -1,0 +1,2 @@
+-- Ends a session (logout). Takes ${id}.
+DELETE FROM sessions WHERE id = ${id}

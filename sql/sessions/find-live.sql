@@ -1,0 +1,4 @@
+-- The unexpired session with this token digest, and its account. Takes ${tokenHash}.
+SELECT s.id, s.token_hash, s.account_id, a.admin
+FROM sessions s JOIN accounts a ON a.id = s.account_id
+WHERE s.token_hash = ${tokenHash} AND s.expires_at > now()

@@ -1,0 +1,2 @@
+-- One site by id. Takes ${id}.
+SELECT * FROM sites WHERE id = ${id}

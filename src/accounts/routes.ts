@@ -1,0 +1,64 @@
+import { clearedSessionCookie, sessionCookie } from '../auth/cookies.ts';
+import { deleteSession } from '../auth/repo.ts';
+import { verifyPassword } from '../auth/secrets.ts';
+import { openSession } from '../auth/sessions.ts';
+import { HttpError } from '../errors/http-error.ts';
+import { route, type Route } from '../http/route.ts';
+import { parseBody } from '../http/validate.ts';
+import { findAccount, findAccountByEmail, presentAccount } from './repo.ts';
+import { LoginSchema } from './schemas.ts';
+
+export const accountRoutes: Route[] = [
+  route({
+    method: 'POST',
+    path: '/api/v1/auth/login',
+    auth: { kind: 'public' },
+    handler: async (ctx, app) => {
+      // Login has no session yet, but a cross-site form posting here could still plant a
+      // session of the attacker's: refuse any Origin that is not ours when one is sent.
+      if (ctx.headers.origin !== undefined && ctx.headers.origin !== app.config.PUBLIC_ORIGIN) {
+        throw new HttpError('origin_mismatch', { detail: `login is accepted only from ${app.config.PUBLIC_ORIGIN}` });
+      }
+      const body = parseBody(LoginSchema, ctx);
+      const account = await findAccountByEmail(app.db, body.email);
+      const ok = await verifyPassword(body.password, account?.password_hash ?? null);
+      if (!account || !ok) throw new HttpError('invalid_credentials');
+      const session = await openSession(app.db, account.id, app.config.SESSION_TTL_HOURS);
+      return {
+        headers: { 'set-cookie': sessionCookie(session.token, session.expiresAt), 'cache-control': 'no-store' },
+        body: { account: presentAccount(account), expiresAt: session.expiresAt.toISOString() },
+      };
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/api/v1/auth/logout',
+    auth: { kind: 'business', scopes: [], sessionOnly: true },
+    handler: async (ctx, app) => {
+      if (ctx.principal?.kind === 'session') await deleteSession(app.db, ctx.principal.sessionId);
+      return { headers: { 'set-cookie': clearedSessionCookie() }, body: { loggedOut: true } };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/api/v1/me',
+    auth: { kind: 'business', scopes: ['account:read'] },
+    handler: async (ctx, app) => {
+      const p = ctx.principal!;
+      const account = await findAccount(app.db, p.accountId);
+      if (!account) throw new HttpError('unauthenticated', { detail: 'account no longer exists' });
+      const shown = presentAccount(account);
+      // A credential speaks for its site, never with the account's admin powers.
+      if (p.kind === 'credential') {
+        return {
+          body: {
+            ...shown,
+            admin: false,
+            credential: { id: p.credentialId, siteId: p.siteId, kind: p.credentialKind, scopes: [...p.scopes] },
+          },
+        };
+      }
+      return { body: shown };
+    },
+  }),
+];

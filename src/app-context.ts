@@ -1,0 +1,15 @@
+import type { Redis } from 'ioredis';
+import type { Config } from '../config/env.ts';
+import type { Db } from './db/connection.ts';
+import type { Logger } from './log.ts';
+import type { QueueRegistry } from './queues/registry.ts';
+
+/** The long-lived parts a front-door handler works with; built once per process. */
+export interface AppContext {
+  readonly config: Config;
+  readonly db: Db;
+  /** Command connection: fails fast when Redis is down (see createRedis). */
+  readonly redis: Redis;
+  readonly queues: QueueRegistry;
+  readonly log: Logger;
+}

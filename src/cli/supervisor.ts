@@ -1,0 +1,91 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../../config/env.ts';
+import { migrate } from '../db/migrate.ts';
+import { createLogger } from '../log.ts';
+import { ensureLocalServices } from './local-services.ts';
+
+const RADAR = fileURLToPath(new URL('./radar.js', import.meta.url));
+
+interface Child {
+  role: string;
+  args: string[];
+  proc: ChildProcess | null;
+  restarts: number;
+}
+
+/**
+ * `radar up`: one machine's Radar. Migrates, then runs the front door and the workers as
+ * separate processes, restarts one that dies, and on SIGTERM/SIGINT forwards the signal
+ * and waits for every child to finish its in-flight work.
+ */
+export async function supervise(opts: { workers: number }): Promise<void> {
+  // Validate the environment here so a bad variable stops `up` itself, naming it.
+  const preliminary = loadConfig();
+  const log = createLogger(preliminary.LOG_LEVEL, { role: 'supervisor' });
+  const local = await ensureLocalServices(process.env, log);
+  Object.assign(process.env, local.env);
+  const config = loadConfig();
+
+  try {
+    const result = await migrate(config.DATABASE_URL);
+    log.info({ ...result }, 'migrated');
+  } catch (err) {
+    local.stop();
+    throw err;
+  }
+
+  const children: Child[] = [
+    { role: 'front-door', args: ['serve'], proc: null, restarts: 0 },
+    ...Array.from({ length: opts.workers }, (_, i) => ({ role: `worker-${i + 1}`, args: ['work'], proc: null, restarts: 0 })),
+  ];
+  let stopping = false;
+
+  const start = (child: Child) => {
+    const proc = spawn(process.execPath, [RADAR, ...child.args], {
+      stdio: 'inherit',
+      env: process.env,
+      // Own process group: a terminal's Ctrl-C reaches only the supervisor, which then
+      // forwards one SIGTERM, instead of each child also counting it as a second signal.
+      detached: true,
+    });
+    child.proc = proc;
+    proc.on('exit', (code, signal) => {
+      child.proc = null;
+      if (stopping) return;
+      // Back off on repeated crashes so a broken config does not spin the CPU.
+      const delay = Math.min(1000 * 2 ** child.restarts, 30_000);
+      child.restarts++;
+      log.error({ role: child.role, code, signal, restartInMs: delay }, 'child exited; restarting');
+      setTimeout(() => !stopping && start(child), delay).unref();
+    });
+  };
+  children.forEach(start);
+  log.info({ pids: children.map((c) => c.proc?.pid), port: config.PORT }, 'radar is up');
+
+  await new Promise<void>((resolve) => {
+    const stop = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        // Second signal: the operator wants out now.
+        for (const c of children) c.proc?.kill('SIGKILL');
+        return;
+      }
+      stopping = true;
+      log.info({ signal }, 'stopping children');
+      const exits = children.map((c) => c.proc && new Promise<void>((r) => c.proc!.once('exit', () => r())));
+      for (const c of children) c.proc?.kill('SIGTERM');
+      const force = setTimeout(() => {
+        for (const c of children) c.proc?.kill('SIGKILL');
+      }, config.SHUTDOWN_TIMEOUT_MS + 5000);
+      void Promise.all(exits).then(() => {
+        clearTimeout(force);
+        local.stop();
+        log.info('stopped');
+        resolve();
+      });
+    };
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+  });
+  process.exit(0);
+}

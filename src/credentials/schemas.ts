@@ -1,0 +1,23 @@
+import { z } from 'zod';
+import { CREDENTIAL_KINDS, SCOPES_BY_KIND, ScopeSchema } from '../auth/scopes.ts';
+
+/** POST /sites/{siteId}/credentials (spec 2.6, CONTRACT §2 kinds). */
+export const CredentialCreateSchema = z
+  .strictObject({
+    name: z.string().min(1).max(160),
+    kind: z.enum(CREDENTIAL_KINDS),
+    scopes: z.array(ScopeSchema).min(1).max(25),
+    expiresInDays: z.number().int().min(1).max(365).default(90),
+  })
+  .superRefine((c, zctx) => {
+    const allowed = SCOPES_BY_KIND[c.kind];
+    c.scopes.forEach((s, i) => {
+      if (!allowed.has(s)) {
+        zctx.addIssue({ code: 'custom', path: ['scopes', i], message: `scope ${s} is not allowed for a ${c.kind} credential` });
+      }
+    });
+    const dup = c.scopes.findIndex((s, i) => c.scopes.indexOf(s) !== i);
+    if (dup >= 0) zctx.addIssue({ code: 'custom', path: ['scopes', dup], message: 'scope listed twice' });
+  });
+
+export type CredentialCreate = z.infer<typeof CredentialCreateSchema>;

@@ -1,0 +1,31 @@
+import pgPromise from 'pg-promise';
+import type { IDatabase, IMain } from 'pg-promise';
+
+/** The pg-promise root: one per process, as pg-promise requires. */
+export const pgp: IMain = pgPromise({});
+
+// bigint (int8) columns hold minor-unit amounts up to 10^12 and counts: both fit a JS number
+// exactly, so parse them as numbers instead of pg's default strings.
+pgp.pg.types.setTypeParser(20, (v: string) => Number(v));
+// numeric: summary values and sums of amounts; all stay below 2^53 by the spec's limits.
+pgp.pg.types.setTypeParser(1700, (v: string) => Number(v));
+
+export type Db = IDatabase<object>;
+
+export interface DbOptions {
+  url: string;
+  poolSize: number;
+  applicationName: string;
+}
+
+export function createDb(opts: DbOptions): Db {
+  return pgp({
+    connectionString: opts.url,
+    max: opts.poolSize,
+    application_name: opts.applicationName,
+    // Fail fast when Postgres is down so the front door can answer 503 within its wait.
+    connectionTimeoutMillis: 3000,
+    idleTimeoutMillis: 30_000,
+    keepAlive: true,
+  });
+}

@@ -1,0 +1,45 @@
+import type { Config } from '../config/env.ts';
+import type { AppContext } from './app-context.ts';
+import { createDb } from './db/connection.ts';
+import { allRoutes } from './http/routes.ts';
+import { startServer, type RunningServer } from './http/server.ts';
+import { createLogger, type Logger } from './log.ts';
+import { QueueRegistry } from './queues/registry.ts';
+import { createRedis } from './redis.ts';
+import { makeCloser } from './shared/closer.ts';
+
+export interface FrontDoor {
+  readonly port: number;
+  readonly app: AppContext;
+  readonly server: RunningServer;
+  /** Stops accepting, finishes in-flight requests, closes queues and pools. */
+  close(): Promise<void>;
+}
+
+/** Builds the front door's parts and starts listening. Used by `radar serve` and by tests. */
+export async function startFrontDoor(config: Config, log: Logger = createLogger(config.LOG_LEVEL, { role: 'front-door' })): Promise<FrontDoor> {
+  const db = createDb({ url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, applicationName: 'radar-front-door' });
+  const redis = createRedis(config.REDIS_URL, { blocking: false, name: 'radar-front-door' });
+  // Queue connections may wait for Redis to come back: a job add must not be dropped on a blip.
+  const queueRedis = createRedis(config.REDIS_URL, { blocking: true, name: 'radar-front-door-queues' });
+  for (const c of [redis, queueRedis]) c.on('error', (err) => log.debug({ err }, 'redis connection error'));
+  const queues = new QueueRegistry(queueRedis, config.QUEUE_PREFIX);
+  const app: AppContext = { config, db, redis, queues, log };
+
+  let draining = false;
+  const server = await startServer(app, allRoutes(() => draining), { host: config.HOST, port: config.PORT });
+  log.info({ host: config.HOST, port: server.port }, 'front door listening');
+
+  const close = makeCloser(() => [
+    { name: 'http', run: async () => {
+      draining = true;
+      const { unfinished } = await server.close(config.SHUTDOWN_TIMEOUT_MS);
+      if (unfinished) log.warn({ unfinished }, 'requests still running at shutdown');
+    } },
+    { name: 'queues', run: () => queues.close() },
+    { name: 'redis', run: () => Promise.all([redis.quit(), queueRedis.quit()]) },
+    { name: 'postgres', run: () => db.$pool.end() },
+  ], log, config.SHUTDOWN_TIMEOUT_MS);
+
+  return { port: server.port, app, server, close };
+}

@@ -1,0 +1,33 @@
+import type { Logger } from '../log.ts';
+import type { Reply } from './reply.ts';
+import type { Principal } from '../auth/principal.ts';
+
+export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+/** Everything a handler may know about one request; captured before the first await. */
+export interface RequestContext {
+  readonly id: string;
+  readonly method: string;
+  readonly path: string;
+  readonly query: URLSearchParams;
+  /** Lower-cased header names. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly params: Readonly<Record<string, string>>;
+  readonly remoteAddress: string;
+  /** The raw body, read with the size cap; empty for bodiless methods. */
+  readonly rawBody: Buffer;
+  /** The body parsed as JSON (400 invalid_json when it is not). */
+  json(): unknown;
+  readonly log: Logger;
+  readonly reply: Reply;
+  /** Set by authentication on business routes. */
+  principal: Principal | null;
+}
+
+/** What a handler returns: a JSON answer, or nothing when it wrote to `ctx.reply` itself. */
+export interface JsonResult {
+  status?: number;
+  headers?: Record<string, string>;
+  body: unknown;
+}
+export type HandlerResult = JsonResult | void;

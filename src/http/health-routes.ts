@@ -1,0 +1,37 @@
+import type { AppContext } from '../app-context.ts';
+import { HttpError } from '../errors/http-error.ts';
+import { route, type Route } from './route.ts';
+
+function within<T>(ms: number, p: Promise<T>): Promise<T> {
+  return Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref())]);
+}
+
+async function probe(app: AppContext): Promise<{ postgres: boolean; redis: boolean }> {
+  const [pg, rd] = await Promise.allSettled([within(2000, app.db.one('SELECT 1 AS ok')), within(2000, app.redis.ping())]);
+  return { postgres: pg.status === 'fulfilled', redis: rd.status === 'fulfilled' };
+}
+
+/** Liveness says the process answers; readiness says it can do real work. */
+export function healthRoutes(isDraining: () => boolean): Route[] {
+  return [
+    route({ method: 'GET', path: '/healthz', auth: { kind: 'public' }, handler: async () => ({ body: { status: 'ok' } }) }),
+    route({
+      method: 'GET',
+      path: '/readyz',
+      auth: { kind: 'public' },
+      handler: async (_ctx, app) => {
+        if (isDraining()) throw new HttpError('service_unavailable', { detail: 'shutting down', headers: { 'retry-after': '5' } });
+        const up = await probe(app);
+        const down = Object.entries(up).filter(([, ok]) => !ok).map(([name]) => name);
+        if (down.length) {
+          throw new HttpError('service_unavailable', {
+            detail: `${down.join(' and ')} unreachable`,
+            errors: down.map((name) => ({ path: name, message: 'unreachable' })),
+            headers: { 'retry-after': '5' },
+          });
+        }
+        return { body: { status: 'ready', postgres: 'ok', redis: 'ok' } };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,15 @@
+import { accountRoutes } from '../accounts/routes.ts';
+import { credentialRoutes } from '../credentials/routes.ts';
+import { siteRoutes } from '../sites/routes.ts';
+import { healthRoutes } from './health-routes.ts';
+import type { Route } from './route.ts';
+
+/** Every route the front door serves; each feature owns its list. */
+export function allRoutes(isDraining: () => boolean): Route[] {
+  return [
+    ...healthRoutes(isDraining),
+    ...accountRoutes,
+    ...siteRoutes,
+    ...credentialRoutes,
+  ];
+}

@@ -1,0 +1,194 @@
+import { randomUUID } from 'node:crypto';
+import { TextDecoder } from 'node:util';
+import uWS from 'uWebSockets.js';
+import type { AppContext } from '../app-context.ts';
+import { authenticate } from '../auth/authenticate.ts';
+import { authorize } from '../auth/authorize.ts';
+import { isConnectivityError } from '../errors/connectivity.ts';
+import { HttpError, unavailable } from '../errors/http-error.ts';
+import { BODY_LIMIT_BYTES, readBody } from './body.ts';
+import type { RequestContext } from './context.ts';
+import { renderError, surfaceOf } from './error-body.ts';
+import { notFound } from './not-found.ts';
+import { Reply } from './reply.ts';
+import type { Route } from './route.ts';
+import { Router } from './router.ts';
+
+const WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const EMPTY = Buffer.alloc(0);
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+export interface ServerOptions {
+  host: string;
+  port: number;
+  /** Time a client has to deliver its whole body. @defaultValue 30000 */
+  bodyTimeoutMs?: number;
+}
+
+export interface RunningServer {
+  readonly port: number;
+  readonly router: Router;
+  /** Requests started and not yet answered. */
+  inflight(): number;
+  /** Stops accepting, then waits (up to `timeoutMs`) for in-flight requests to finish. */
+  close(timeoutMs: number): Promise<{ unfinished: number }>;
+}
+
+/** The front door: one uWS listener serving the business API, the relay and health checks. */
+export function startServer(app: AppContext, routes: readonly Route[], opts: ServerOptions): Promise<RunningServer> {
+  const router = new Router(routes);
+  const uws = uWS.App();
+  let inflight = 0;
+  let idle: (() => void) | null = null;
+  let listenSocket: uWS.us_listen_socket | null = null;
+
+  uws.any('/*', (res, req) => {
+    // Everything uWS's request object holds must be read now: it is gone after the first await.
+    const reply = new Reply(res);
+    const method = req.getMethod().toUpperCase();
+    const path = req.getUrl();
+    const query = new URLSearchParams(req.getQuery() ?? '');
+    const headers: Record<string, string> = {};
+    req.forEach((k, v) => {
+      headers[k] = v;
+    });
+    const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
+    const declared = headers['content-length'] ? Number(headers['content-length']) : null;
+    const body = WITH_BODY.has(method)
+      ? readBody(res, {
+          limit: BODY_LIMIT_BYTES,
+          declaredLength: Number.isFinite(declared) ? declared : null,
+          timeoutMs: opts.bodyTimeoutMs ?? 30_000,
+          signal: reply.signal,
+        })
+      : Promise.resolve(EMPTY);
+    body.catch(() => undefined); // awaited (and its error answered) in handle()
+
+    const given = headers['x-request-id'];
+    const id = given && REQUEST_ID.test(given) ? given : randomUUID();
+    inflight++;
+    void handle({ id, method, path, query, headers, remoteAddress, reply }, body).finally(() => {
+      inflight--;
+      if (inflight === 0) idle?.();
+    });
+  });
+
+  async function handle(
+    base: Pick<RequestContext, 'id' | 'method' | 'path' | 'query' | 'headers' | 'remoteAddress' | 'reply'>,
+    body: Promise<Buffer>,
+  ): Promise<void> {
+    const started = performance.now();
+    const surface = surfaceOf(base.path);
+    const log = app.log.child({ reqId: base.id });
+    const { reply } = base;
+    try {
+      const match = router.match(base.method, base.path);
+      if (match.kind === 'none') throw notFound(base.method, base.path, surface);
+      if (match.kind === 'wrong_method') {
+        throw new HttpError('method_not_allowed', {
+          detail: `${base.method} is not served on ${base.path}`,
+          headers: { allow: match.allowed.join(', ') },
+        });
+      }
+      const rawBody = await body;
+      let parsed: { value: unknown } | null = null;
+      const ctx: RequestContext = {
+        ...base,
+        params: match.params,
+        rawBody,
+        log,
+        principal: null,
+        json() {
+          parsed ??= { value: parseJson(rawBody, base.headers['content-type']) };
+          return parsed.value;
+        },
+      };
+      const { auth } = match.route;
+      if (auth.kind === 'business') {
+        ctx.principal = await authenticate(ctx, app);
+        await authorize(ctx.principal, auth, ctx, app);
+      }
+      const result = await match.route.handler(ctx, app);
+      if (result) {
+        reply.send(result.status ?? 200, {
+          'content-type': 'application/json; charset=utf-8',
+          'x-request-id': base.id,
+          ...result.headers,
+        }, JSON.stringify(result.body));
+      } else if (reply.open && !reply.started) {
+        throw new Error(`handler of ${match.route.method} ${match.route.path} returned no answer`);
+      }
+    } catch (caught) {
+      const err = toHttpError(caught);
+      if (err.status >= 500) log.error({ err: caught }, 'request failed');
+      if (reply.started) {
+        // Mid-stream there is no way to send a status any more; cut the connection so the
+        // client sees a broken answer instead of a silently truncated one.
+        reply.abort();
+      } else {
+        const rendered = renderError(err, surface, base.id);
+        // A body we refused to read is still on the wire: close instead of keeping alive.
+        const close = err.code === 'payload_too_large' || err.code === 'request_timeout';
+        reply.send(err.status, { 'content-type': rendered.contentType, 'x-request-id': base.id, ...err.headers }, rendered.body, close);
+      }
+    } finally {
+      log.info({ method: base.method, path: base.path, status: reply.aborted && !reply.finished ? 499 : reply.status, ms: Math.round(performance.now() - started) }, 'request');
+    }
+  }
+
+  return new Promise((resolve, reject) => {
+    uws.listen(opts.host, opts.port, (socket) => {
+      if (!socket) {
+        reject(new Error(`cannot listen on ${opts.host}:${opts.port}`));
+        return;
+      }
+      listenSocket = socket;
+      resolve({
+        port: uWS.us_socket_local_port(socket as unknown as uWS.us_socket),
+        router,
+        inflight: () => inflight,
+        async close(timeoutMs) {
+          if (listenSocket) uWS.us_listen_socket_close(listenSocket);
+          listenSocket = null;
+          if (inflight > 0) {
+            await new Promise<void>((done) => {
+              const timer = setTimeout(done, timeoutMs);
+              idle = () => {
+                clearTimeout(timer);
+                done();
+              };
+            });
+          }
+          return { unfinished: inflight };
+        },
+      });
+    });
+  });
+}
+
+function parseJson(raw: Buffer, contentType: string | undefined): unknown {
+  // A missing Content-Type is tolerated (curl -d without -H still means JSON to us);
+  // an explicit non-JSON type is a client bug worth naming.
+  if (contentType !== undefined && !/^application\/([\w.+-]*\+)?json\s*(;|$)/i.test(contentType)) {
+    throw new HttpError('unsupported_media_type', { detail: `Content-Type ${contentType} is not JSON` });
+  }
+  if (raw.length === 0) throw new HttpError('invalid_json', { detail: 'request body is empty; a JSON object is required' });
+  let text: string;
+  try {
+    text = utf8.decode(raw);
+  } catch {
+    throw new HttpError('invalid_json', { detail: 'request body is not valid UTF-8' });
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new HttpError('invalid_json', { detail: `request body is not valid JSON: ${(err as Error).message}` });
+  }
+}
+
+function toHttpError(err: unknown): HttpError {
+  if (err instanceof HttpError) return err;
+  if (isConnectivityError(err)) return unavailable('PostgreSQL or Redis', err);
+  return new HttpError('internal_error', { detail: 'unexpected error; it has been logged', cause: err });
+}

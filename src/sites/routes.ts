@@ -1,0 +1,56 @@
+import { HttpError } from '../errors/http-error.ts';
+import { route, type Route } from '../http/route.ts';
+import { parseBody } from '../http/validate.ts';
+import { presentSite } from './present.ts';
+import { findSite, insertSite, listAllSites, listSitesOfAccount, updateSite } from './repo.ts';
+import { SiteSubmitSchema, SiteUpdateSchema } from './schemas.ts';
+
+export const siteRoutes: Route[] = [
+  route({
+    method: 'GET',
+    path: '/api/v1/me/sites',
+    auth: { kind: 'business', scopes: ['sites:read'] },
+    handler: async (ctx, app) => {
+      const p = ctx.principal!;
+      let rows;
+      if (p.kind === 'credential') {
+        const own = await findSite(app.db, p.siteId);
+        rows = own ? [own] : [];
+      } else {
+        rows = p.admin ? await listAllSites(app.db) : await listSitesOfAccount(app.db, p.accountId);
+      }
+      return { body: { data: rows.map(presentSite) } };
+    },
+  }),
+  route({
+    method: 'POST',
+    path: '/api/v1/me/sites',
+    auth: { kind: 'business', scopes: ['sites:write'], sessionOnly: true },
+    handler: async (ctx, app) => {
+      const body = parseBody(SiteSubmitSchema, ctx);
+      const site = await insertSite(app.db, ctx.principal!.accountId, body);
+      ctx.log.info({ siteId: site.id }, 'site submitted');
+      return { body: presentSite(site) };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/api/v1/sites/:siteId',
+    auth: { kind: 'business', scopes: ['sites:read'] },
+    handler: async (ctx, app) => {
+      const site = await findSite(app.db, ctx.params.siteId!);
+      if (!site) throw new HttpError('site_forbidden');
+      return { body: presentSite(site) };
+    },
+  }),
+  route({
+    method: 'PATCH',
+    path: '/api/v1/sites/:siteId',
+    auth: { kind: 'business', scopes: ['sites:write'], sessionOnly: true },
+    handler: async (ctx, app) => {
+      const body = parseBody(SiteUpdateSchema, ctx);
+      const site = await updateSite(app.db, ctx.params.siteId!, body);
+      return { body: presentSite(site) };
+    },
+  }),
+];

@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { parseConfig, type Config } from '../../config/env.ts';
+import { createDb, type Db } from '../../src/db/connection.ts';
+import { migrate } from '../../src/db/migrate.ts';
+
+/** The shared services tests run against; CI and developers have them at these defaults. */
+export const PG_BASE = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export interface TestServices {
+  config: Config;
+  /** A pool on the test database, for asserting on stored rows. */
+  db: Db;
+  /** Drops the database and every Redis key of this run. */
+  cleanup(): Promise<void>;
+}
+
+/**
+ * A private database (migrated) and Redis key prefix for one test file, so files can run
+ * in parallel and leave nothing behind.
+ */
+export async function testServices(env: Record<string, string> = {}): Promise<TestServices> {
+  const tag = `t${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+  const url = new URL(PG_BASE);
+  url.pathname = `/radar_${tag}`;
+  const config = parseConfig({
+    DATABASE_URL: url.toString(),
+    REDIS_URL,
+    PORT: '0',
+    QUEUE_PREFIX: tag,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    DATABASE_POOL_SIZE: '5',
+    SHUTDOWN_TIMEOUT_MS: '5000',
+    ...env,
+  });
+  await migrate(config.DATABASE_URL);
+  const db = createDb({ url: config.DATABASE_URL, poolSize: 3, applicationName: 'radar-test' });
+  return {
+    config,
+    db,
+    async cleanup() {
+      await db.$pool.end();
+      const admin = createDb({ url: PG_BASE, poolSize: 1, applicationName: 'radar-test-cleanup' });
+      try {
+        await admin.none('DROP DATABASE IF EXISTS $1:name WITH (FORCE)', [url.pathname.slice(1)]);
+      } finally {
+        await admin.$pool.end();
+      }
+      const redis = new Redis(REDIS_URL);
+      try {
+        let cursor = '0';
+        do {
+          const [next, keys] = await redis.scan(cursor, 'MATCH', `${tag}:*`, 'COUNT', 1000);
+          if (keys.length) await redis.del(...keys);
+          cursor = next;
+        } while (cursor !== '0');
+      } finally {
+        redis.disconnect();
+      }
+    },
+  };
+}

@@ -1,0 +1,61 @@
+import { Worker } from 'bullmq';
+import type { Config } from '../config/env.ts';
+import { createDb } from '../src/db/connection.ts';
+import { createLogger, type Logger } from '../src/log.ts';
+import { QueueRegistry } from '../src/queues/registry.ts';
+import { createRedis } from '../src/redis.ts';
+import { makeCloser } from '../src/shared/closer.ts';
+import { QUEUE_WORKERS } from './catalog.ts';
+import type { WorkerContext } from './context.ts';
+
+export interface RunningWorkers {
+  readonly queues: readonly string[];
+  readonly context: WorkerContext;
+  /** Stops taking jobs, lets active ones finish (up to the shutdown timeout), closes pools. */
+  close(): Promise<void>;
+}
+
+export function knownQueues(): string[] {
+  return QUEUE_WORKERS.map((w) => w.queue);
+}
+
+/** Starts BullMQ workers for the named queues (all when `names` is empty) in this process. */
+export async function startWorkers(config: Config, names: readonly string[], log: Logger = createLogger(config.LOG_LEVEL, { role: 'worker' })): Promise<RunningWorkers> {
+  const unknown = names.filter((n) => !QUEUE_WORKERS.some((w) => w.queue === n));
+  if (unknown.length) throw new Error(`unknown queue ${unknown.join(', ')}; known: ${knownQueues().join(', ') || 'none'}`);
+  const chosen = names.length ? QUEUE_WORKERS.filter((w) => names.includes(w.queue)) : QUEUE_WORKERS;
+
+  const db = createDb({ url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, applicationName: 'radar-worker' });
+  const queueRedis = createRedis(config.REDIS_URL, { blocking: true, name: 'radar-worker-queues' });
+  queueRedis.on('error', (err) => log.debug({ err }, 'redis connection error'));
+  const queues = new QueueRegistry(queueRedis, config.QUEUE_PREFIX);
+  const context: WorkerContext = { config, db, queues, log };
+
+  const connections = chosen.map((def) => createRedis(config.REDIS_URL, { blocking: true, name: `radar-worker-${def.queue}` }));
+  const workers = chosen.map((def, i) => {
+    // BullMQ duplicates this connection for its blocking reads and closes only the duplicate.
+    const worker = new Worker(def.queue, (job) => def.process(job, context), {
+      connection: connections[i]!,
+      prefix: config.QUEUE_PREFIX,
+      concurrency: def.concurrency?.(context) ?? config.WORKER_CONCURRENCY,
+      ...def.options,
+    });
+    worker.on('failed', (job, err) => log.warn({ queue: def.queue, jobId: job?.id, attempts: job?.attemptsMade, err }, 'job failed'));
+    worker.on('error', (err) => log.debug({ queue: def.queue, err }, 'worker error'));
+    return worker;
+  });
+  for (const def of chosen) await def.onStart?.(context);
+  log.info({ queues: chosen.map((w) => w.queue) }, 'workers started');
+
+  const close = makeCloser(() => [
+    // close() waits for active jobs; the closer's timeout bounds it, and a job cut off
+    // there is handed back to the queue as stalled and retried by another worker.
+    { name: 'workers', run: () => Promise.all(workers.map((w) => w.close())) },
+    { name: 'worker connections', run: () => Promise.all(connections.map((c) => c.quit().catch(() => undefined))) },
+    { name: 'queues', run: () => queues.close() },
+    { name: 'redis', run: () => queueRedis.quit() },
+    { name: 'postgres', run: () => db.$pool.end() },
+  ], log, config.SHUTDOWN_TIMEOUT_MS);
+
+  return { queues: chosen.map((w) => w.queue), context, close };
+}
