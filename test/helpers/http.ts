@@ -31,7 +31,7 @@ export async function call(base: string, method: string, path: string, opts: Cal
     body = JSON.stringify(opts.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(base + path, { method, headers, body });
+  const res = await fetch(base + path, { method, headers, body: body as BodyInit | undefined });
   const text = await res.text();
   let parsed: unknown = text;
   if (/json/.test(res.headers.get('content-type') ?? '')) parsed = JSON.parse(text);
