@@ -6,6 +6,7 @@ import { startServer, type RunningServer } from './http/server.ts';
 import { createLogger, type Logger } from './log.ts';
 import { QueueRegistry } from './queues/registry.ts';
 import { createRedis } from './redis.ts';
+import { closeRelay } from './relay/relay.ts';
 import { makeCloser } from './shared/closer.ts';
 
 export interface FrontDoor {
@@ -36,6 +37,8 @@ export async function startFrontDoor(config: Config, log: Logger = createLogger(
       const { unfinished } = await server.close(config.SHUTDOWN_TIMEOUT_MS);
       if (unfinished) log.warn({ unfinished }, 'requests still running at shutdown');
     } },
+    // After http (no request uses the relay any more), before queues (the meter flushes into them).
+    { name: 'relay', run: () => closeRelay(app) },
     { name: 'queues', run: () => queues.close() },
     { name: 'redis', run: () => Promise.all([redis.quit(), queueRedis.quit()]) },
     { name: 'postgres', run: () => db.$pool.end() },

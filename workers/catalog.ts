@@ -1,7 +1,10 @@
 import type { QueueWorker } from './definition.ts';
+import { usageWorker } from './usage.ts';
 
 /**
  * Every queue a `radar work` process can serve, by name. Each feature adds its processor
  * here; `radar work --queues a,b` picks a subset.
  */
-export const QUEUE_WORKERS: readonly QueueWorker[] = [];
+export const QUEUE_WORKERS: readonly QueueWorker[] = [
+  usageWorker,
+];

@@ -10,6 +10,10 @@ const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {
   'account create': () => import('./commands/account-create.ts'),
   'session create': () => import('./commands/session-create.ts'),
   'site review': () => import('./commands/site-review.ts'),
+  'relay channel add': () => import('./commands/relay-channel-add.ts'),
+  'relay model set': () => import('./commands/relay-model-set.ts'),
+  'relay key create': () => import('./commands/relay-key-create.ts'),
+  'relay key disable': () => import('./commands/relay-key-disable.ts'),
 };
 
 function findCommand(argv: string[]): { name: string; rest: string[] } | null {

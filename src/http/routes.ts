@@ -1,5 +1,6 @@
 import { accountRoutes } from '../accounts/routes.ts';
 import { credentialRoutes } from '../credentials/routes.ts';
+import { relayRoutes } from '../relay/routes.ts';
 import { siteRoutes } from '../sites/routes.ts';
 import { healthRoutes } from './health-routes.ts';
 import type { Route } from './route.ts';
@@ -11,5 +12,6 @@ export function allRoutes(isDraining: () => boolean): Route[] {
     ...accountRoutes,
     ...siteRoutes,
     ...credentialRoutes,
+    ...relayRoutes,
   ];
 }

@@ -1,0 +1,54 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '../log.ts';
+import type { QueueRegistry } from '../queues/registry.ts';
+import type { UsageRow } from './repo.ts';
+import { USAGE_QUEUE } from './usage-job.ts';
+
+export interface MeterOptions {
+  /** Longest a metered call waits in memory before it is enqueued. @defaultValue 250 */
+  flushMs?: number;
+  /** Calls per job. @defaultValue 500 */
+  maxBatch?: number;
+}
+
+/**
+ * Collects usage rows off the response path and enqueues them in batches on the `usage`
+ * queue, where the usage worker stores them. A request never waits for Redis or
+ * PostgreSQL; what a crash can lose is at most `flushMs` of metering, never a response.
+ */
+export class Meter {
+  private rows: UsageRow[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private readonly pending = new Set<Promise<unknown>>();
+  private readonly flushMs: number;
+  private readonly maxBatch: number;
+
+  constructor(private readonly queues: QueueRegistry, private readonly log: Logger, opts: MeterOptions = {}) {
+    this.flushMs = opts.flushMs ?? 250;
+    this.maxBatch = opts.maxBatch ?? 500;
+  }
+
+  record(row: Omit<UsageRow, 'id' | 'at'>): void {
+    // The id is fixed here so a job retried after a partial failure inserts nothing twice.
+    this.rows.push({ id: randomUUID(), at: new Date().toISOString(), ...row });
+    if (this.rows.length >= this.maxBatch) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), this.flushMs).unref();
+  }
+
+  /** Enqueues what is collected; resolves when every enqueue so far has settled. */
+  flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.rows.length > 0) {
+      const rows = this.rows;
+      this.rows = [];
+      const added = this.queues
+        .get(USAGE_QUEUE)
+        .add('calls', { rows }, { attempts: 8, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: true, removeOnFail: 1000 })
+        .catch((err: unknown) => this.log.warn({ err, calls: rows.length }, 'usage rows could not be enqueued; they are lost'))
+        .finally(() => this.pending.delete(added));
+      this.pending.add(added);
+    }
+    return Promise.all(this.pending).then(() => undefined);
+  }
+}

@@ -1,0 +1,57 @@
+import type { AppContext } from '../app-context.ts';
+import type { Db } from '../db/connection.ts';
+import type { Logger } from '../log.ts';
+import type { QueueRegistry } from '../queues/registry.ts';
+import { callModel, type ModelCall, type ModelRequest } from './call.ts';
+import { Directory } from './directory.ts';
+import { RelayKeys } from './keys.ts';
+import { Meter } from './meter.ts';
+import { UpstreamPools } from './upstream.ts';
+
+/**
+ * The relay's long-lived parts: key and directory caches, upstream pools and the meter.
+ * The HTTP routes use the front door's instance (`relayFor`); other features (GEO) may
+ * build their own and ask models through `callModel` without going through HTTP.
+ */
+export class Relay {
+  readonly keys: RelayKeys;
+  readonly directory: Directory;
+  readonly meter: Meter;
+  private readonly pools = new UpstreamPools();
+  private readonly log: Logger;
+
+  constructor(deps: { db: Db; queues: QueueRegistry; log: Logger }) {
+    this.keys = new RelayKeys(deps.db);
+    this.directory = new Directory(deps.db);
+    this.meter = new Meter(deps.queues, deps.log);
+    this.log = deps.log;
+  }
+
+  /** See `callModel` in call.ts; `signal` aborts the upstream request at once. */
+  callModel(input: ModelRequest, signal: AbortSignal): Promise<ModelCall> {
+    return callModel({ directory: this.directory, pools: this.pools, log: this.log }, input, signal);
+  }
+
+  /** Flushes the meter and closes upstream connections. */
+  async close(): Promise<void> {
+    await Promise.allSettled([this.meter.flush(), this.pools.close()]);
+  }
+}
+
+const relays = new WeakMap<AppContext, Relay>();
+
+/** The front door's relay, built on first use. */
+export function relayFor(app: AppContext): Relay {
+  let relay = relays.get(app);
+  if (!relay) {
+    relay = new Relay({ db: app.db, queues: app.queues, log: app.log.child({ component: 'relay' }) });
+    relays.set(app, relay);
+  }
+  return relay;
+}
+
+/** Shutdown step of the front door; a no-op when the relay was never used. */
+export async function closeRelay(app: AppContext): Promise<void> {
+  await relays.get(app)?.close();
+  relays.delete(app);
+}

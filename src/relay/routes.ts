@@ -1,0 +1,117 @@
+import type { AppContext } from '../app-context.ts';
+import { HttpError } from '../errors/http-error.ts';
+import type { RequestContext } from '../http/context.ts';
+import { route, type Route } from '../http/route.ts';
+import type { ModelCall } from './call.ts';
+import type { Model } from './directory.ts';
+import type { Protocol } from './protocol.ts';
+import { relayFor } from './relay.ts';
+import { isStream, parseRelayRequest } from './request.ts';
+import { noUsage, type Usage } from './usage.ts';
+
+const relayAuth = { kind: 'relay' } as const;
+
+/** POST /v1/responses, /v1/chat/completions, /v1/embeddings: authenticate, route, deliver, meter. */
+function callHandler(protocol: Protocol): Route['handler'] {
+  return async (ctx, app) => {
+    const relay = relayFor(app);
+    const key = await relay.keys.authenticate(ctx.headers.authorization);
+    const started = performance.now();
+    let ttfb: number | null = null;
+    let status = 0;
+    let model = '';
+    let stream = false;
+    let channelId: string | null = null;
+    let usage: Usage = noUsage();
+    try {
+      const request = parseRelayRequest(protocol, ctx.json());
+      model = request.body.model;
+      stream = isStream(request);
+      const resolved = await relay.directory.modelFor(key, model);
+      const call = await relay.callModel({ request, raw: ctx.rawBody, model: resolved }, ctx.reply.signal);
+      channelId = call.channel.id;
+      usage = call.usage;
+      await deliver(ctx, call, () => (ttfb ??= performance.now() - started));
+      status = ctx.reply.aborted ? 499 : call.status;
+    } catch (err) {
+      // A client that hung up needs no answer, and its abort is not a server fault to log.
+      if (ctx.reply.aborted) {
+        status = 499;
+        return;
+      }
+      status = err instanceof HttpError ? err.status : 500;
+      if (ctx.reply.started) {
+        status = 502;
+        throw new HttpError('upstream_error', { detail: 'The upstream stream broke off.', cause: err });
+      }
+      throw err;
+    } finally {
+      relay.meter.record({
+        request_id: ctx.id,
+        key_id: key.id,
+        model: model.slice(0, 200),
+        channel_id: channelId,
+        endpoint: protocol,
+        stream,
+        status,
+        ...usage,
+        ttfb_ms: ttfb === null ? null : Math.round(ttfb),
+        duration_ms: Math.round(performance.now() - started),
+      });
+    }
+  };
+}
+
+/**
+ * Sends the call to the client. A stream is forwarded chunk by chunk the moment each
+ * arrives; `write` resolves only when the socket has drained, so while a slow client
+ * catches up the next upstream read does not happen and the upstream socket fills and
+ * pauses instead of this process's memory.
+ */
+async function deliver(ctx: RequestContext, call: ModelCall, firstByte: () => void): Promise<void> {
+  const headers = { 'content-type': call.contentType, 'x-request-id': ctx.id };
+  if (!call.stream) {
+    firstByte();
+    ctx.reply.send(call.status, headers, call.body);
+    return;
+  }
+  ctx.reply.beginStream(call.status, { ...headers, 'cache-control': 'no-cache' });
+  for await (const chunk of call.chunks) {
+    firstByte();
+    if (!(await ctx.reply.write(chunk))) return;
+  }
+  ctx.reply.end();
+}
+
+function listEntry(m: Model) {
+  return { id: m.id, object: 'model', created: m.created, owned_by: 'radar' };
+}
+
+async function keyOf(ctx: RequestContext, app: AppContext) {
+  const relay = relayFor(app);
+  return { relay, key: await relay.keys.authenticate(ctx.headers.authorization) };
+}
+
+export const relayRoutes: Route[] = [
+  route({ method: 'POST', path: '/v1/responses', auth: relayAuth, handler: callHandler('responses') }),
+  route({ method: 'POST', path: '/v1/chat/completions', auth: relayAuth, handler: callHandler('chat') }),
+  route({ method: 'POST', path: '/v1/embeddings', auth: relayAuth, handler: callHandler('embeddings') }),
+  route({
+    method: 'GET',
+    path: '/v1/models',
+    auth: relayAuth,
+    handler: async (ctx, app) => {
+      const { relay, key } = await keyOf(ctx, app);
+      return { body: { object: 'list', data: (await relay.directory.modelsFor(key)).map(listEntry) } };
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/models/:model',
+    auth: relayAuth,
+    handler: async (ctx, app) => {
+      const { relay, key } = await keyOf(ctx, app);
+      return { body: listEntry(await relay.directory.modelFor(key, ctx.params.model!)) };
+    },
+  }),
+];

@@ -1,0 +1,28 @@
+import { z } from 'zod';
+
+/** The BullMQ queue metered calls travel through (`radar work --queues usage`). */
+export const USAGE_QUEUE = 'usage';
+
+const tokens = z.number().int().min(0).nullable();
+
+export const UsageRowSchema = z.object({
+  id: z.uuid(),
+  at: z.iso.datetime(),
+  request_id: z.string().min(1).max(128),
+  key_id: z.uuid(),
+  model: z.string().max(200),
+  channel_id: z.uuid().nullable(),
+  endpoint: z.enum(['responses', 'chat', 'embeddings']),
+  stream: z.boolean(),
+  status: z.number().int().min(100).max(599),
+  input_tokens: tokens,
+  output_tokens: tokens,
+  cached_tokens: tokens,
+  reasoning_tokens: tokens,
+  ttfb_ms: z.number().int().min(0).nullable(),
+  duration_ms: z.number().int().min(0),
+});
+
+/** One job carries the calls of a short window, so metering costs one Redis write per batch. */
+export const UsageJobSchema = z.object({ rows: z.array(UsageRowSchema).min(1).max(1000) });
+export type UsageJob = z.output<typeof UsageJobSchema>;

@@ -1,0 +1,230 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import OpenAI from 'openai';
+import { CACHED_TOKENS, deltas, type FakeUpstream } from './fake-upstream.ts';
+import { eventually, relayFixture, type RelayFixture } from './setup.ts';
+
+// Both protocols natively (gpt-native, the embedding model) and a chat-only provider
+// (chat-only, chat-breaks), so every call runs native and converted.
+let fx: RelayFixture;
+let both: FakeUpstream;
+let chatOnly: FakeUpstream;
+let breaking: FakeUpstream;
+let key: string;
+let keyId: string;
+let client: OpenAI;
+/** Bodies the SDK actually sent, to compare with what the provider received. */
+const sent: string[] = [];
+const TEXT = deltas(5).join('');
+
+before(async () => {
+  fx = await relayFixture();
+  both = await fx.fake();
+  chatOnly = await fx.fake({ protocols: ['chat'] });
+  breaking = await fx.fake({ protocols: ['chat'], breakAfterFrames: 3 });
+  await fx.channel({ baseUrl: both.base, models: ['gpt-native', 'text-embedding-fake'] });
+  await fx.channel({ baseUrl: chatOnly.base, models: ['chat-only'], protocols: ['chat'] });
+  await fx.channel({ baseUrl: breaking.base, models: ['chat-breaks'], protocols: ['chat'] });
+  await fx.model('gpt-native', ['low', 'medium', 'high', 'xhigh']);
+  await fx.model('chat-only', ['none', 'low', 'high']);
+  await fx.model('text-embedding-fake', [], 'embedding');
+  ({ key, id: keyId } = await fx.key());
+  client = new OpenAI({
+    apiKey: key,
+    baseURL: `${fx.app.url}/v1`,
+    maxRetries: 0,
+    fetch: async (url, init) => {
+      if (typeof init?.body === 'string') sent.push(init.body);
+      return fetch(url, init);
+    },
+  });
+});
+after(() => fx.close());
+
+const lastReceived = (f: FakeUpstream) => f.received[f.received.length - 1]!;
+
+describe('models', () => {
+  test('lists exactly the models the key may call, in the OpenAI list shape', async () => {
+    const all = await client.models.list();
+    assert.deepEqual(all.data.map((m) => m.id), ['chat-breaks', 'chat-only', 'gpt-native', 'text-embedding-fake']);
+    assert.equal(all.data[0]!.object, 'model');
+    const narrow = await fx.client((await fx.key(['gpt-native', 'not-served'])).key).models.list();
+    assert.deepEqual(narrow.data.map((m) => m.id), ['gpt-native']);
+    assert.equal((await client.models.retrieve('chat-only')).id, 'chat-only');
+  });
+});
+
+describe('native forwarding', () => {
+  test('responses, non-streaming: body forwarded byte for byte, effort included', async () => {
+    const r = await client.responses.create({ model: 'gpt-native', input: 'say hello', reasoning: { effort: 'high' } });
+    assert.equal(r.output_text, TEXT);
+    assert.equal(r.usage?.output_tokens_details.reasoning_tokens, 16);
+    const got = lastReceived(both);
+    assert.equal(got.path, '/v1/responses');
+    assert.equal(got.raw, sent[sent.length - 1]);
+    assert.equal(got.body.reasoning.effort, 'high');
+  });
+
+  test('no effort field is added when the request has none', async () => {
+    await client.responses.create({ model: 'gpt-native', input: 'hi' });
+    assert.equal('reasoning' in lastReceived(both).body, false);
+    await client.chat.completions.create({ model: 'gpt-native', messages: [{ role: 'user', content: 'hi' }] });
+    assert.equal('reasoning_effort' in lastReceived(both).body, false);
+  });
+
+  test('responses, streaming: every event passes through to response.completed', async () => {
+    const stream = client.responses.stream({ model: 'gpt-native', input: 'stream please', reasoning: { effort: 'low' } });
+    const types: string[] = [];
+    for await (const e of stream) types.push(e.type);
+    const final = await stream.finalResponse();
+    assert.equal(final.output_text, TEXT);
+    assert.equal(types[0], 'response.created');
+    assert.equal(types.at(-1), 'response.completed');
+    assert.equal(types.filter((t) => t === 'response.output_text.delta').length, 5);
+    assert.equal(final.usage?.output_tokens_details.reasoning_tokens, 4);
+    assert.equal(lastReceived(both).raw, sent[sent.length - 1]);
+  });
+
+  test('chat completions, non-streaming and streaming, reasoning_effort kept as sent', async () => {
+    const c = await client.chat.completions.create({ model: 'gpt-native', messages: [{ role: 'user', content: 'hello' }], reasoning_effort: 'xhigh' });
+    assert.equal(c.choices[0]!.message.content, TEXT);
+    assert.equal(lastReceived(both).body.reasoning_effort, 'xhigh');
+    assert.equal(lastReceived(both).raw, sent[sent.length - 1]);
+
+    const s = await client.chat.completions.create({ model: 'gpt-native', messages: [{ role: 'user', content: 'hello' }], stream: true, stream_options: { include_usage: true } });
+    let text = '';
+    let usage: OpenAI.CompletionUsage | undefined;
+    for await (const chunk of s) {
+      text += chunk.choices[0]?.delta.content ?? '';
+      usage = chunk.usage ?? usage;
+    }
+    assert.equal(text, TEXT);
+    assert.equal(usage?.prompt_tokens_details?.cached_tokens, CACHED_TOKENS);
+    assert.equal(lastReceived(both).raw, sent[sent.length - 1]);
+  });
+
+  test('embeddings', async () => {
+    const e = await client.embeddings.create({ model: 'text-embedding-fake', input: ['one two', 'three'] });
+    assert.equal(e.data.length, 2);
+    assert.deepEqual(e.data[0]!.embedding, [2, 0, 0.5]);
+    assert.equal(lastReceived(both).path, '/v1/embeddings');
+  });
+});
+
+describe('Responses to a chat-only channel', () => {
+  test('non-streaming: converted both ways with full usage details', async () => {
+    const r = await client.responses.create({ model: 'chat-only', instructions: 'be brief', input: 'say hello', reasoning: { effort: 'low' } });
+    const got = lastReceived(chatOnly);
+    assert.equal(got.path, '/v1/chat/completions');
+    assert.deepEqual(got.body.messages, [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'say hello' }]);
+    assert.equal(got.body.reasoning_effort, 'low');
+    assert.equal('reasoning' in got.body, false);
+    assert.equal(r.object, 'response');
+    assert.equal(r.status, 'completed');
+    assert.equal(r.output_text, TEXT);
+    assert.deepEqual(r.usage, {
+      input_tokens: 4, input_tokens_details: { cached_tokens: CACHED_TOKENS },
+      output_tokens: 9, output_tokens_details: { reasoning_tokens: 4 }, total_tokens: 13,
+    });
+    assert.equal(r.reasoning?.effort, 'low');
+  });
+
+  test('streaming: the full Responses event sequence, ending in response.completed', async () => {
+    const stream = client.responses.stream({ model: 'chat-only', input: 'stream please', reasoning: { effort: 'high' } });
+    const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+    for await (const e of stream) events.push(e);
+    const final = await stream.finalResponse();
+    assert.equal(lastReceived(chatOnly).body.stream_options.include_usage, true);
+    assert.deepEqual(events.map((e) => e.type), [
+      'response.created', 'response.in_progress', 'response.output_item.added', 'response.content_part.added',
+      ...Array(5).fill('response.output_text.delta'),
+      'response.output_text.done', 'response.content_part.done', 'response.output_item.done', 'response.completed',
+    ]);
+    assert.deepEqual(events.map((e) => e.sequence_number), events.map((_, i) => i));
+    assert.equal(final.output_text, TEXT);
+    assert.equal(final.usage?.output_tokens_details.reasoning_tokens, 16);
+    assert.equal(final.usage?.input_tokens_details.cached_tokens, CACHED_TOKENS);
+  });
+
+  test('minimal becomes none for a model that accepts only none', async () => {
+    await client.responses.create({ model: 'chat-only', input: 'x', reasoning: { effort: 'minimal' } });
+    assert.equal(lastReceived(chatOnly).body.reasoning_effort, 'none');
+  });
+
+  test('function calls, streamed with argument deltas, and their outputs sent back', async () => {
+    const tools: OpenAI.Responses.Tool[] = [{ type: 'function', name: 'get_weather', description: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } } }, strict: false }];
+    const stream = client.responses.stream({ model: 'chat-only', input: 'What is the weather in Paris?', tools });
+    const deltaArgs: string[] = [];
+    stream.on('response.function_call_arguments.delta', (e) => deltaArgs.push(e.delta));
+    const final = await stream.finalResponse();
+    assert.deepEqual(lastReceived(chatOnly).body.tools, [{ type: 'function', function: { name: 'get_weather', description: 'weather', parameters: tools[0]!.type === 'function' ? tools[0]!.parameters : null, strict: false } }]);
+    const call = final.output.find((o) => o.type === 'function_call');
+    assert.ok(call && call.type === 'function_call');
+    assert.equal(call.name, 'get_weather');
+    assert.equal(call.arguments, '{"city":"Paris"}');
+    assert.deepEqual(deltaArgs, ['{"city":', '"Paris"', '}']);
+
+    const r = await client.responses.create({
+      model: 'chat-only',
+      tools,
+      input: [
+        { role: 'user', content: 'What is the weather in Paris?' },
+        { type: 'function_call', call_id: call.call_id, name: call.name, arguments: call.arguments },
+        { type: 'function_call_output', call_id: call.call_id, output: '{"temp":21}' },
+      ],
+    });
+    assert.deepEqual(lastReceived(chatOnly).body.messages.slice(1), [
+      { role: 'assistant', content: null, tool_calls: [{ id: call.call_id, type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] },
+      { role: 'tool', tool_call_id: call.call_id, content: '{"temp":21}' },
+    ]);
+    // The fake calls the tool whenever the last user turn mentions weather; the answer still converts.
+    assert.equal(r.output[0]!.type, 'function_call');
+  });
+
+  test('a length stop becomes response.incomplete, streamed and not', async () => {
+    const r = await client.responses.create({ model: 'chat-only', input: 'long', max_output_tokens: 2 });
+    assert.equal(lastReceived(chatOnly).body.max_tokens, 2);
+    assert.equal(r.status, 'incomplete');
+    assert.equal(r.incomplete_details?.reason, 'max_output_tokens');
+    const types: string[] = [];
+    for await (const e of await client.responses.create({ model: 'chat-only', input: 'long', max_output_tokens: 2, stream: true })) types.push(e.type);
+    assert.equal(types.at(-1), 'response.incomplete');
+  });
+
+  test('an upstream that breaks off mid-stream ends in response.failed, not a silent stop', async () => {
+    const events: OpenAI.Responses.ResponseStreamEvent[] = [];
+    for await (const e of await client.responses.create({ model: 'chat-breaks', input: 'x', stream: true })) events.push(e);
+    const last = events.at(-1)!;
+    assert.equal(last.type, 'response.failed');
+    assert.equal(last.type === 'response.failed' && last.response.error?.code, 'server_error');
+    assert.ok(events.some((e) => e.type === 'response.output_text.delta'));
+  });
+});
+
+describe('metering', () => {
+  test('every call lands in relay_usage with key, model, channel, status, tokens and timings', async () => {
+    const before = Number((await fx.app.db.one('SELECT count(*) AS n FROM relay_usage')).n);
+    const s = client.responses.stream({ model: 'chat-only', input: 'meter me', reasoning: { effort: 'high' } });
+    await s.finalResponse();
+    await client.chat.completions.create({ model: 'gpt-native', messages: [{ role: 'user', content: 'a b c' }] });
+    const rows = await eventually(async () => {
+      const r = await fx.app.db.any('SELECT * FROM relay_usage ORDER BY at');
+      return r.length >= before + 2 ? r.slice(-2) : undefined;
+    }, 5000, 'usage rows');
+    const [streamed, plain] = rows;
+    assert.equal(streamed.key_id, keyId);
+    assert.equal(streamed.model, 'chat-only');
+    assert.equal(streamed.endpoint, 'responses');
+    assert.equal(streamed.stream, true);
+    assert.equal(streamed.status, 200);
+    assert.ok(streamed.channel_id);
+    assert.equal(streamed.input_tokens, 2);
+    assert.equal(streamed.output_tokens, 5 + 16);
+    assert.equal(streamed.reasoning_tokens, 16);
+    assert.equal(streamed.cached_tokens, CACHED_TOKENS);
+    assert.ok(streamed.ttfb_ms !== null && streamed.ttfb_ms <= streamed.duration_ms);
+    assert.equal(plain.endpoint, 'chat');
+    assert.equal(plain.input_tokens, 3);
+    assert.equal(plain.stream, false);
+  });
+});

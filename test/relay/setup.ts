@@ -1,0 +1,69 @@
+import OpenAI from 'openai';
+import { hashSecret } from '../../src/auth/secrets.ts';
+import { newRelayKey } from '../../src/relay/keys.ts';
+import { insertChannel, insertKey, upsertModel, type NewChannel } from '../../src/relay/repo.ts';
+import type { ModelKind } from '../../src/relay/protocol.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { startFakeUpstream, type FakeOptions, type FakeUpstream } from './fake-upstream.ts';
+
+export interface RelayFixture {
+  app: TestApp;
+  fakes: FakeUpstream[];
+  fake(options?: FakeOptions): Promise<FakeUpstream>;
+  channel(c: Partial<NewChannel> & Pick<NewChannel, 'baseUrl' | 'models'>): Promise<string>;
+  model(id: string, efforts: readonly string[], kind?: ModelKind): Promise<void>;
+  key(models?: readonly string[]): Promise<{ id: string; key: string }>;
+  client(key: string): OpenAI;
+  close(): Promise<void>;
+}
+
+let channels = 0;
+
+/**
+ * A front door with the usage worker, and fake providers on demand. Channels, models and
+ * keys are written with the same repository functions the CLI uses; add them before the
+ * first relay call of a test file, since the relay reads its directory at most once a second.
+ */
+export async function relayFixture(): Promise<RelayFixture> {
+  const app = await startTestApp({ workers: ['usage'] });
+  const fakes: FakeUpstream[] = [];
+  return {
+    app,
+    fakes,
+    async fake(options = {}) {
+      const f = await startFakeUpstream(options);
+      fakes.push(f);
+      return f;
+    },
+    async channel(c) {
+      const { id } = await insertChannel(app.db, { name: `ch${++channels}`, apiKey: null, protocols: ['responses', 'chat', 'embeddings'], priority: 0, weight: 1, ...c });
+      return id;
+    },
+    async model(id, efforts, kind = 'chat') {
+      await upsertModel(app.db, { id, efforts: [...efforts], kind });
+    },
+    async key(models = ['*']) {
+      const key = newRelayKey();
+      const { id } = await insertKey(app.db, { name: 'test key', keyHash: hashSecret(key), prefix: key.slice(0, 10), models, group: 'default' });
+      return { id, key };
+    },
+    client(key) {
+      return new OpenAI({ apiKey: key, baseURL: `${app.url}/v1`, maxRetries: 0, timeout: 20_000 });
+    },
+    async close() {
+      await Promise.all(fakes.map((f) => f.close()));
+      await app.close();
+    },
+  };
+}
+
+/** Polls until `fn` returns a value other than undefined, or fails after `ms`. */
+export async function eventually<T>(fn: () => Promise<T | undefined> | T | undefined, ms = 5000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
