@@ -2,7 +2,9 @@ import pgPromise from 'pg-promise';
 import type { IDatabase, IMain } from 'pg-promise';
 
 /** The pg-promise root: one per process, as pg-promise requires. */
-export const pgp: IMain = pgPromise({});
+// noWarnings: tests (and `radar up`'s migrate-then-serve) open and end several pools on the
+// same server in one process, which pg-promise would otherwise report as a leak.
+export const pgp: IMain = pgPromise({ noWarnings: true });
 
 // bigint (int8) columns hold minor-unit amounts up to 10^12 and counts: both fit a JS number
 // exactly, so parse them as numbers instead of pg's default strings.
