@@ -5,6 +5,7 @@ import { startFrontDoor } from '../../src/front-door.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createAccount, type TestAccount } from '../helpers/fixtures.ts';
 import { call } from '../helpers/http.ts';
+import { freePort } from '../helpers/ports.ts';
 import { testServices } from '../helpers/services.ts';
 
 let app: TestApp;
@@ -38,12 +39,7 @@ test('readyz checks PostgreSQL and Redis', async () => {
 });
 
 test('readyz answers 503 with Retry-After when Redis is unreachable', async () => {
-  const closedPort = await new Promise<number>((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
+  const closedPort = await freePort();
   const services = await testServices({ REDIS_URL: `redis://127.0.0.1:${closedPort}` });
   const door = await startFrontDoor(services.config);
   try {

@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { after, before, test } from 'node:test';
+import { createDb } from '../../src/db/connection.ts';
+import { exited, radarDaemon, waitForHttp } from '../helpers/cli.ts';
+import { freePort } from '../helpers/ports.ts';
+import { testServices, type TestServices } from '../helpers/services.ts';
+
+let services: TestServices;
+before(async () => {
+  services = await testServices();
+});
+after(() => services.cleanup());
+
+function envFor(port: number): Record<string, string> {
+  return {
+    DATABASE_URL: services.config.DATABASE_URL,
+    REDIS_URL: services.config.REDIS_URL,
+    QUEUE_PREFIX: services.config.QUEUE_PREFIX,
+    PORT: String(port),
+    LOG_LEVEL: 'silent',
+    SHUTDOWN_TIMEOUT_MS: '10000',
+  };
+}
+
+test('SIGTERM on `radar serve` stops accepting, finishes the in-flight request, exits 0', async () => {
+  const port = await freePort();
+  const child = radarDaemon(['serve'], envFor(port));
+  try {
+    await waitForHttp(`http://127.0.0.1:${port}/healthz`);
+    // A request whose body is still arriving when the signal comes.
+    const sock = net.connect(port, '127.0.0.1');
+    await new Promise((r) => sock.once('connect', r));
+    const body = JSON.stringify({ email: 'nobody@example.com', password: 'secret-password' });
+    sock.write(`POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
+    let answer = '';
+    sock.on('data', (d) => (answer += d));
+    const closed = new Promise((r) => sock.once('close', r));
+    await new Promise((r) => setTimeout(r, 200));
+
+    child.kill('SIGTERM');
+    // Once the listen socket is closed, new connections are refused.
+    const deadline = Date.now() + 5000;
+    let refused = false;
+    while (!refused && Date.now() < deadline) {
+      refused = await new Promise<boolean>((resolve) => {
+        const probe = net.connect(port, '127.0.0.1');
+        probe.once('connect', () => { probe.destroy(); resolve(false); });
+        probe.once('error', () => resolve(true));
+      });
+      if (!refused) await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.ok(refused, 'new connections are refused after SIGTERM');
+    assert.equal(child.exitCode, null, 'still running while a request is in flight');
+
+    sock.write(body.slice(10));
+    await closed;
+    assert.match(answer, /^HTTP\/1\.1 401 /, 'the in-flight request got its real answer');
+    const { code } = await exited(child);
+    assert.equal(code, 0);
+  } finally {
+    child.kill('SIGKILL');
+  }
+});
+
+test('`radar up` migrates, runs the front door and a worker, and stops them all on SIGTERM', async () => {
+  // A database that does not exist yet: `up` must create and migrate it.
+  const fresh = new URL(services.config.DATABASE_URL);
+  fresh.pathname += '_up';
+  const port = await freePort();
+  const child = radarDaemon(['up'], { ...envFor(port), DATABASE_URL: fresh.toString() });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  try {
+    await waitForHttp(`http://127.0.0.1:${port}/readyz`, 30_000);
+    const db = createDb({ url: fresh.toString(), poolSize: 1, applicationName: 'radar-test' });
+    const applied = await db.any('SELECT name FROM schema_migrations').finally(() => db.$pool.end());
+    assert.ok(applied.some((r) => r.name === '0001_foundation.sql'), 'the new database was migrated');
+    child.kill('SIGTERM');
+    const { code } = await exited(child);
+    assert.equal(code, 0, stderr);
+    await assert.rejects(fetch(`http://127.0.0.1:${port}/healthz`), 'the front door is gone');
+  } finally {
+    child.kill('SIGKILL');
+    await services.db.none('DROP DATABASE IF EXISTS $1:name WITH (FORCE)', [fresh.pathname.slice(1)]);
+  }
+});

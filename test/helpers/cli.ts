@@ -1,0 +1,57 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const RADAR = fileURLToPath(new URL('../../src/cli/radar.js', import.meta.url));
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  json: any;
+}
+
+/** Runs `radar …` to completion as a user would, with `env` over a clean environment. */
+export function radar(args: readonly string[], env: Record<string, string>, stdin?: string): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [RADAR, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      let json: unknown = null;
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        // not JSON: the caller asserts on stdout
+      }
+      resolve({ code, stdout, stderr, json });
+    });
+    child.stdin.end(stdin ?? '');
+  });
+}
+
+/** Starts a long-running `radar …` (serve, work, up) in the background. */
+export function radarDaemon(args: readonly string[], env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, [RADAR, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+/** Polls `url` until it answers 200 or the deadline passes. */
+export async function waitForHttp(url: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
+}
+
+export function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+}
