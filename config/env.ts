@@ -46,6 +46,12 @@ export const ConfigSchema = z
     /** Seconds a browser session made by login lasts. */
     SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 365).default(168),
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
+    /** Requests per minute one API credential may make (token bucket in Redis; 0 = unlimited). */
+    RATE_LIMIT_CREDENTIAL_PER_MIN: z.coerce.number().int().min(0).default(6000),
+    /** Requests per minute one relay key may make (0 = unlimited). */
+    RATE_LIMIT_RELAY_KEY_PER_MIN: z.coerce.number().int().min(0).default(6000),
+    /** Records per minute one site may ingest, over all resources (0 = unlimited). */
+    INGEST_QUOTA_RECORDS_PER_MIN: z.coerce.number().int().min(0).default(600_000),
   })
   .transform((c) => ({ ...c, PUBLIC_ORIGIN: c.PUBLIC_ORIGIN ?? `http://${c.HOST}:${c.PORT}` }));
 

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/env.ts';
 import type { Db } from './db/connection.ts';
+import type { RateLimiter } from './limits/rate-limiter.ts';
 import type { Logger } from './log.ts';
 import type { QueueRegistry } from './queues/registry.ts';
 
@@ -11,5 +12,7 @@ export interface AppContext {
   /** Command connection: fails fast when Redis is down (see createRedis). */
   readonly redis: Redis;
   readonly queues: QueueRegistry;
+  /** Token buckets shared by every front door through Redis. */
+  readonly limiter: RateLimiter;
   readonly log: Logger;
 }

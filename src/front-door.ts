@@ -3,6 +3,7 @@ import type { AppContext } from './app-context.ts';
 import { createDb } from './db/connection.ts';
 import { allRoutes } from './http/routes.ts';
 import { startServer, type RunningServer } from './http/server.ts';
+import { RateLimiter } from './limits/rate-limiter.ts';
 import { createLogger, type Logger } from './log.ts';
 import { QueueRegistry } from './queues/registry.ts';
 import { createRedis } from './redis.ts';
@@ -25,7 +26,8 @@ export async function startFrontDoor(config: Config, log: Logger = createLogger(
   const queueRedis = createRedis(config.REDIS_URL, { blocking: true, name: 'radar-front-door-queues' });
   for (const c of [redis, queueRedis]) c.on('error', (err) => log.debug({ err }, 'redis connection error'));
   const queues = new QueueRegistry(queueRedis, config.QUEUE_PREFIX);
-  const app: AppContext = { config, db, redis, queues, log };
+  const limiter = new RateLimiter(redis, config.QUEUE_PREFIX, log);
+  const app: AppContext = { config, db, redis, queues, limiter, log };
 
   let draining = false;
   const server = await startServer(app, allRoutes(() => draining), { host: config.HOST, port: config.PORT });

@@ -22,6 +22,8 @@ export interface RequestContext {
   readonly reply: Reply;
   /** Set by authentication on business routes. */
   principal: Principal | null;
+  /** Headers added to whatever answer this request gets, errors included (e.g. RateLimit-*). */
+  readonly responseHeaders: Record<string, string>;
 }
 
 /** What a handler returns: a JSON answer, or nothing when it wrote to `ctx.reply` itself. */

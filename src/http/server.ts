@@ -82,6 +82,7 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
     const surface = surfaceOf(base.path);
     const log = app.log.child({ reqId: base.id });
     const { reply } = base;
+    const responseHeaders: Record<string, string> = {};
     try {
       const match = router.match(base.method, base.path);
       if (match.kind === 'none') throw notFound(base.method, base.path, surface);
@@ -99,6 +100,7 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
         rawBody,
         log,
         principal: null,
+        responseHeaders,
         json() {
           parsed ??= { value: parseJson(rawBody, base.headers['content-type']) };
           return parsed.value;
@@ -107,6 +109,9 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
       const { auth } = match.route;
       if (auth.kind === 'business') {
         ctx.principal = await authenticate(ctx, app);
+        if (ctx.principal.kind === 'credential') {
+          Object.assign(responseHeaders, await app.limiter.enforce(`credential:${ctx.principal.credentialId}`, { perMinute: app.config.RATE_LIMIT_CREDENTIAL_PER_MIN }, 'this credential'));
+        }
         await authorize(ctx.principal, auth, ctx, app);
       }
       const result = await match.route.handler(ctx, app);
@@ -114,6 +119,7 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
         reply.send(result.status ?? 200, {
           'content-type': 'application/json; charset=utf-8',
           'x-request-id': base.id,
+          ...responseHeaders,
           ...result.headers,
         }, JSON.stringify(result.body));
       } else if (reply.open && !reply.started) {
@@ -130,7 +136,7 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
         const rendered = renderError(err, surface, base.id);
         // A body we refused to read is still on the wire: close instead of keeping alive.
         const close = err.code === 'payload_too_large' || err.code === 'request_timeout';
-        reply.send(err.status, { 'content-type': rendered.contentType, 'x-request-id': base.id, ...err.headers }, rendered.body, close);
+        reply.send(err.status, { 'content-type': rendered.contentType, 'x-request-id': base.id, ...responseHeaders, ...err.headers }, rendered.body, close);
       }
     } finally {
       log.info({ method: base.method, path: base.path, status: reply.aborted && !reply.finished ? 499 : reply.status, ms: Math.round(performance.now() - started) }, 'request');
