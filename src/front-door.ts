@@ -2,6 +2,7 @@ import type { Config } from '../config/env.ts';
 import type { AppContext } from './app-context.ts';
 import { createDb } from './db/connection.ts';
 import { allRoutes } from './http/routes.ts';
+import { closeBatchCompletions } from './ingest/completions.ts';
 import { startServer, type RunningServer } from './http/server.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -39,6 +40,7 @@ export async function startFrontDoor(config: Config, log: Logger = createLogger(
       const { unfinished } = await server.close(config.SHUTDOWN_TIMEOUT_MS);
       if (unfinished) log.warn({ unfinished }, 'requests still running at shutdown');
     } },
+    { name: 'ingest completions', run: () => closeBatchCompletions(app) },
     // After http (no request uses the relay any more), before queues (the meter flushes into them).
     { name: 'relay', run: () => closeRelay(app) },
     { name: 'queues', run: () => queues.close() },

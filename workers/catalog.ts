@@ -1,4 +1,5 @@
 import type { QueueWorker } from './definition.ts';
+import { ingestWorker } from './ingest.ts';
 import { usageWorker } from './usage.ts';
 
 /**
@@ -6,5 +7,6 @@ import { usageWorker } from './usage.ts';
  * here; `radar work --queues a,b` picks a subset.
  */
 export const QUEUE_WORKERS: readonly QueueWorker[] = [
+  ingestWorker,
   usageWorker,
 ];

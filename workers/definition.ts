@@ -8,7 +8,10 @@ export interface QueueWorker {
   process: (job: Job, ctx: WorkerContext) => Promise<unknown>;
   /** Overrides WORKER_CONCURRENCY for this queue. */
   concurrency?: (ctx: WorkerContext) => number;
-  /** Runs once when a worker process starts serving the queue (e.g. upsertJobScheduler). */
-  onStart?: (ctx: WorkerContext) => Promise<void>;
+  /**
+   * Runs once when a worker process starts serving the queue (e.g. upsertJobScheduler). What
+   * it returns (a timer, a sweeper) is closed at shutdown, before the workers.
+   */
+  onStart?: (ctx: WorkerContext) => Promise<void | { close(): Promise<void> }>;
   options?: Partial<Pick<WorkerOptions, 'lockDuration' | 'stalledInterval' | 'maxStalledCount'>>;
 }

@@ -44,10 +44,15 @@ export async function startWorkers(config: Config, names: readonly string[], log
     worker.on('error', (err) => log.debug({ queue: def.queue, err }, 'worker error'));
     return worker;
   });
-  for (const def of chosen) await def.onStart?.(context);
+  const started: { close(): Promise<void> }[] = [];
+  for (const def of chosen) {
+    const s = await def.onStart?.(context);
+    if (s) started.push(s);
+  }
   log.info({ queues: chosen.map((w) => w.queue) }, 'workers started');
 
   const close = makeCloser(() => [
+    { name: 'background tasks', run: () => Promise.all(started.map((s) => s.close())) },
     // close() waits for active jobs; the closer's timeout bounds it, and a job cut off
     // there is handed back to the queue as stalled and retried by another worker.
     { name: 'workers', run: () => Promise.all(workers.map((w) => w.close())) },

@@ -1,5 +1,7 @@
 import { accountRoutes } from '../accounts/routes.ts';
 import { credentialRoutes } from '../credentials/routes.ts';
+import { ingestRoutes } from '../ingest/routes.ts';
+import { recordRoutes } from '../records/routes.ts';
 import { relayRoutes } from '../relay/routes.ts';
 import { siteRoutes } from '../sites/routes.ts';
 import { healthRoutes } from './health-routes.ts';
@@ -12,6 +14,8 @@ export function allRoutes(isDraining: () => boolean): Route[] {
     ...accountRoutes,
     ...siteRoutes,
     ...credentialRoutes,
+    ...ingestRoutes,
+    ...recordRoutes,
     ...relayRoutes,
   ];
 }

@@ -1,0 +1,308 @@
+/**
+ * `npm run bench:ingest`: Radar's end-to-end ingest rate beside PostgreSQL's raw COPY rate,
+ * measured in the same run on the same machine, then a burst.
+ *
+ * 1. Starts Radar (`radar serve` + `radar work --queues ingest` child processes) on a fresh
+ *    database of the local PostgreSQL and a fresh key prefix of the local Redis.
+ * 2. Sustained: BENCH_CLIENTS clients each POST batches of BENCH_BATCH realistic events back to
+ *    back for BENCH_SUSTAINED_S seconds. Counted: records whose batch was answered 200 — the
+ *    synchronous answer comes after the worker's commit — then checked against the rows.
+ * 3. Raw limit: the same number of connections COPY batches of the same rows (same columns,
+ *    same size) into the same table for the same time.
+ * 4. Burst: BENCH_BURST_FACTOR × the sustained rate for BENCH_BURST_S seconds, sent open-loop
+ *    (on a timetable, not waiting for answers), then waits for every batch to be applied and
+ *    counts errors and lost records.
+ *
+ * Environment: BENCH_SUSTAINED_S (20), BENCH_BURST_S (10), BENCH_BURST_FACTOR (10),
+ * BENCH_SUSTAINED_RATE (records/s the burst multiplies; default: the measured rate),
+ * BENCH_CLIENTS (8), BENCH_BATCH (500), BENCH_WORKER_PROCESSES (1), WORKER_CONCURRENCY (8),
+ * BENCH_DATABASE_URL (postgres://postgres@127.0.0.1:5432/postgres), BENCH_REDIS_URL.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import { Agent, request } from 'undici';
+import { insertAccount } from '../src/accounts/repo.ts';
+import { hashSecret, newSecret } from '../src/auth/secrets.ts';
+import { insertCredential } from '../src/credentials/repo.ts';
+import { createDb } from '../src/db/connection.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { sha256 } from '../src/ingest/canonical.ts';
+import { BATCH_SCHEMAS, SORTED_FIELD_NAMES } from '../src/ingest/schemas.ts';
+import { RECORD_TABLES } from '../src/ingest/tables.ts';
+import { insertSite } from '../src/sites/repo.ts';
+import { spawnRadar, type RadarProcess } from '../test/ingest/processes.ts';
+
+const num = (name: string, fallback: number) => {
+  const v = process.env[name];
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number`);
+  return n;
+};
+
+const SUSTAINED_S = num('BENCH_SUSTAINED_S', 20);
+const BURST_S = num('BENCH_BURST_S', 10);
+const BURST_FACTOR = num('BENCH_BURST_FACTOR', 10);
+const CLIENTS = num('BENCH_CLIENTS', 8);
+const BATCH = num('BENCH_BATCH', 500);
+const WORKER_PROCESSES = num('BENCH_WORKER_PROCESSES', 1);
+const PG_BASE = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const DRAIN_TIMEOUT_MS = 15 * 60_000;
+
+const EVENT_TYPES = ['visit', 'visit', 'visit', 'visit', 'registration_completed', 'activation_completed', 'usage', 'usage', 'workflow_completed', 'order_paid'] as const;
+const CHANNELS = ['search', 'social', 'email', 'referral', 'chatgpt.com', 'perplexity.ai', 'direct'];
+const DEVICES = ['desktop', 'mobile', 'tablet', 'other'];
+const COUNTRIES = ['CN', 'US', 'DE', 'JP', 'BR', 'IN', 'FR'];
+const pick = <T>(xs: readonly T[]) => xs[Math.floor(Math.random() * xs.length)]!;
+
+/** One realistic event as a client would send it: local-time offset, optional fields, properties. */
+function event(id: string, nowMs: number): Record<string, unknown> {
+  const at = new Date(nowMs - Math.floor(Math.random() * 86_400_000) + 8 * 3_600_000).toISOString().slice(0, 23) + '+08:00';
+  const type = pick(EVENT_TYPES);
+  const user = `user_${Math.floor(Math.random() * 50_000)}`;
+  const e: Record<string, unknown> = {
+    event_id: id,
+    event_type: type,
+    source: type === 'visit' ? 'client_sdk' : 'server_sdk',
+    occurred_at: at,
+    external_user_id: user,
+    session_id: `sess_${user}_${Math.floor(nowMs / 1800_000)}`,
+    properties: { channel: pick(CHANNELS), device: pick(DEVICES), country: pick(COUNTRIES) },
+  };
+  if (Math.random() < 0.3) e.campaign_id = `cmp_${Math.floor(Math.random() * 40)}`;
+  if (type === 'usage') (e.properties as Record<string, unknown>).quantity = Math.floor(Math.random() * 100);
+  if (type === 'order_paid') (e.properties as Record<string, unknown>).plan_id = pick(['starter', 'pro', 'team']);
+  return e;
+}
+
+const SLOT = '@@';
+
+/**
+ * A batch body whose batch id and event ids hold a slot; `fill` makes a fresh batch of it.
+ * Clients (Radar's and COPY's alike) fill a few prepared templates instead of building every
+ * batch, so the machine's CPU goes to what is measured rather than to the load generator.
+ */
+function template(): string {
+  const now = Date.now();
+  const records = Array.from({ length: BATCH }, (_, i) => event(`${SLOT}_${i}`, now));
+  return JSON.stringify({ schema_version: 'events.v1', batch_id: SLOT, records });
+}
+
+const fill = (tmpl: string, id: string, slot = SLOT) => tmpl.replaceAll(slot, id);
+const templates = (n: number) => Array.from({ length: n }, template);
+
+function percentile(sorted: readonly number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+interface Setup {
+  tag: string;
+  dbUrl: string;
+  siteId: string;
+  secret: string;
+}
+
+async function setup(): Promise<Setup> {
+  const tag = `bench${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
+  const url = new URL(PG_BASE);
+  url.pathname = `/radar_${tag}`;
+  const dbUrl = url.toString();
+  await migrate(dbUrl);
+  const db = createDb({ url: dbUrl, poolSize: 1, applicationName: 'radar-bench' });
+  try {
+    const account = await insertAccount(db, { email: `${tag}@bench.example`, name: 'Bench', passwordHash: null, admin: false });
+    const site = await insertSite(db, account.id, { name: 'Bench site', websiteUrl: 'https://bench.example', description: 'benchmark', category: 'writing', publicMetrics: false });
+    const secret = newSecret('rdr_ingest_');
+    await insertCredential(db, { siteId: site.id, createdBy: account.id, name: 'bench', kind: 'ingest', scopes: ['ingest:events:write', 'ingest:receipt:read'], prefix: secret.slice(0, 12), secretHash: hashSecret(secret), expiresInDays: 1 });
+    return { tag, dbUrl, siteId: site.id, secret };
+  } finally {
+    await db.$pool.end();
+  }
+}
+
+async function teardown(s: Setup, procs: RadarProcess[]): Promise<void> {
+  await Promise.all(procs.map((p) => p.kill('SIGTERM')));
+  const admin = createDb({ url: PG_BASE, poolSize: 1, applicationName: 'radar-bench' });
+  await admin.none('DROP DATABASE IF EXISTS $1:name WITH (FORCE)', [new URL(s.dbUrl).pathname.slice(1)]).finally(() => admin.$pool.end());
+  const redis = new Redis(REDIS_URL);
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${s.tag}:*`, 'COUNT', 1000);
+    if (keys.length) await redis.del(...keys);
+    cursor = next;
+  } while (cursor !== '0');
+  redis.disconnect();
+}
+
+async function main(): Promise<void> {
+  const s = await setup();
+  const env = { DATABASE_URL: s.dbUrl, REDIS_URL, QUEUE_PREFIX: s.tag, PORT: '0', LOG_LEVEL: 'warn', INGEST_SYNC_WAIT_MS: '10000' };
+  const procs: RadarProcess[] = [];
+  try {
+    const door = await spawnRadar(['serve'], { ...env, LOG_LEVEL: 'info' });
+    procs.push(door);
+    for (let i = 0; i < WORKER_PROCESSES; i++) procs.push(await spawnRadar(['work', '--queues', 'ingest'], { ...env, LOG_LEVEL: 'info' }));
+    const base = `http://127.0.0.1:${door.port}`;
+    const agent = new Agent({ connections: 512, pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: 0, bodyTimeout: 0 });
+    const headers = { authorization: `Bearer ${s.secret}`, 'content-type': 'application/json' };
+    const post = async (body: string) => {
+      const res = await request(`${base}/api/v1/sites/${s.siteId}/ingest/events`, { method: 'POST', headers, body, dispatcher: agent });
+      const text = await res.body.text();
+      return { status: res.statusCode, text };
+    };
+
+    console.log(`radar: 1 front door + ${WORKER_PROCESSES} worker process(es); ${CLIENTS} clients; ${BATCH} events per batch`);
+    // Warm-up, so JIT and pools are not part of the measurement.
+    const warm = templates(1)[0]!;
+    await Promise.all(Array.from({ length: CLIENTS }, (_, c) => post(fill(warm, `w_${c}`))));
+
+    // --- Sustained, closed loop ---
+    const latencies: number[] = [];
+    let ok = 0;
+    let other = 0;
+    let sent = 0;
+    const start = performance.now();
+    const stopAt = start + SUSTAINED_S * 1000;
+    const sustainedTemplates = templates(8);
+    await Promise.all(Array.from({ length: CLIENTS }, async (_, c) => {
+      for (let seq = 0; performance.now() < stopAt; seq++) {
+        const body = fill(sustainedTemplates[(c + seq) % sustainedTemplates.length]!, `s_${c}_${seq}`);
+        const t0 = performance.now();
+        const r = await post(body);
+        latencies.push(performance.now() - t0);
+        sent += BATCH;
+        if (r.status === 200) ok += BATCH;
+        else {
+          other++;
+          if (other <= 3) console.error(`sustained: HTTP ${r.status} ${r.text.slice(0, 300)}`);
+        }
+      }
+    }));
+    const elapsed = (performance.now() - start) / 1000;
+    latencies.sort((a, b) => a - b);
+    const e2eRate = ok / elapsed;
+
+    const db = createDb({ url: s.dbUrl, poolSize: CLIENTS + 1, applicationName: 'radar-bench' });
+    const stored = (await db.one<{ n: number }>("SELECT count(*)::int AS n FROM ingest_events WHERE site_id = $1 AND event_id LIKE 's\\_%'", [s.siteId])).n;
+
+    // --- Raw limit: COPY of the same rows into the same table ---
+    const copyRate = await copyBaseline(s.dbUrl);
+
+    // --- Burst, open loop ---
+    const sustainedRate = num('BENCH_SUSTAINED_RATE', e2eRate);
+    const burstBatches = Math.max(1, Math.round((sustainedRate * BURST_FACTOR * BURST_S) / BATCH));
+    process.stdout.write(`burst: preparing ${burstBatches} batches… `);
+    const burstTemplates = templates(16);
+    const bodies = Array.from({ length: burstBatches }, (_, k) => fill(burstTemplates[k % burstTemplates.length]!, `b_${k}`));
+    console.log('sending');
+    const spacingMs = (BURST_S * 1000) / burstBatches;
+    const burstStart = performance.now();
+    const statuses = new Map<string, number>();
+    const burstLatencies: number[] = [];
+    await Promise.all(bodies.map(async (body, k) => {
+      const due = burstStart + k * spacingMs;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      const t0 = performance.now();
+      let key: string;
+      try {
+        const r = await post(body);
+        key = String(r.status);
+        if (r.status !== 200 && r.status !== 202) console.error(`burst: HTTP ${r.status} ${r.text.slice(0, 300)}`);
+      } catch (err) {
+        key = `error ${(err as Error).message}`;
+      }
+      burstLatencies.push(performance.now() - t0);
+      statuses.set(key, (statuses.get(key) ?? 0) + 1);
+    }));
+    const answeredIn = (performance.now() - burstStart) / 1000;
+    bodies.length = 0;
+    const drainStart = performance.now();
+    for (;;) {
+      const { n } = await db.one<{ n: number }>("SELECT count(*)::int AS n FROM ingest_batches WHERE site_id = $1 AND status = 'queued'", [s.siteId]);
+      if (n === 0) break;
+      if (performance.now() - drainStart > DRAIN_TIMEOUT_MS) throw new Error(`${n} batches still queued after ${DRAIN_TIMEOUT_MS} ms`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const burstDoneS = (performance.now() - burstStart) / 1000;
+    const accepted = ((statuses.get('200') ?? 0) + (statuses.get('202') ?? 0)) * BATCH;
+    const burstStored = (await db.one<{ n: number }>("SELECT count(*)::int AS n FROM ingest_events WHERE site_id = $1 AND event_id LIKE 'b\\_%'", [s.siteId])).n;
+    const rejected = (await db.one<{ n: number }>("SELECT count(*)::int AS n FROM ingest_batches WHERE site_id = $1 AND status = 'rejected'", [s.siteId])).n;
+    await db.$pool.end();
+    await agent.close();
+    burstLatencies.sort((a, b) => a - b);
+
+    const f = (n: number) => Math.round(n).toLocaleString('en-US');
+    const errors = [...statuses].filter(([k]) => k !== '200' && k !== '202').reduce((a, [, v]) => a + v, 0);
+    console.log('');
+    console.log(`sustained  ${SUSTAINED_S}s, ${CLIENTS} clients × ${BATCH}-event batches`);
+    console.log(`  end-to-end applied   ${f(e2eRate)} records/s  (${f(ok)} records answered 200; ${other} other answers; ${f(stored)} rows stored${stored === ok ? ', all present' : ' — MISMATCH'})`);
+    console.log(`  batch latency        p50 ${percentile(latencies, 50).toFixed(1)} ms   p99 ${percentile(latencies, 99).toFixed(1)} ms`);
+    console.log(`  raw COPY limit       ${f(copyRate)} records/s  (${CLIENTS} connections × ${BATCH}-row COPY into ingest_events)`);
+    console.log(`  end-to-end / COPY    ${((100 * e2eRate) / copyRate).toFixed(0)}%  (target ≥ 50%)`);
+    console.log(`burst      ${BURST_FACTOR}× ${f(sustainedRate)} records/s = ${f(sustainedRate * BURST_FACTOR)} records/s for ${BURST_S}s (${burstBatches} batches, open loop)`);
+    console.log(`  answers              ${[...statuses].map(([k, v]) => `${k}: ${v}`).join(', ')}  — errors: ${errors}`);
+    console.log(`  answer latency       p50 ${percentile(burstLatencies, 50).toFixed(0)} ms   p99 ${percentile(burstLatencies, 99).toFixed(0)} ms   all answered after ${answeredIn.toFixed(1)} s`);
+    console.log(`  applied              ${f(burstStored)} of ${f(accepted)} accepted records (lost: ${accepted - burstStored}, rejected batches: ${rejected}); backlog drained ${burstDoneS.toFixed(1)} s after the burst began`);
+    if (errors || accepted !== burstStored || stored !== ok) process.exitCode = 1;
+  } finally {
+    await teardown(s, procs);
+  }
+}
+
+/** COPY of BATCH-row batches of event rows, CLIENTS connections in parallel, for SUSTAINED_S. */
+async function copyBaseline(dbUrl: string): Promise<number> {
+  const table = RECORD_TABLES.events;
+  const columns = table.columnSet.columns.map((c) => `"${c.name}"`).join(', ');
+  const siteId = randomUUID();
+  const receivedAt = new Date();
+  const csv = (v: unknown): string => {
+    if (v === null || v === undefined) return '';
+    const str = typeof v === 'object' ? JSON.stringify(v) : String(v);
+    return /[",\n\r]/.test(str) ? `"${str.replace(/"/g, '""')}"` : str;
+  };
+  // The rows a worker would write for the same events: validated, canonical, digested.
+  // Validated under a slot that is a valid identifier, filled per COPY like the bodies are.
+  const copySlot = 'zzslotzz';
+  const rowsOf = (batchId: string): string => {
+    const parsed = BATCH_SCHEMAS.events.parse(JSON.parse(fill(template(), batchId)));
+    let out = '';
+    for (const r of parsed.records) {
+      const row = table.toRow(r, { siteId, batchId, receivedAt, digest: sha256(JSON.stringify(r, SORTED_FIELD_NAMES.events as string[])) });
+      out += table.columnSet.columns.map((c) => csv(row[c.name])).join(',') + '\n';
+    }
+    return out;
+  };
+  const clients = await Promise.all(Array.from({ length: CLIENTS }, async () => {
+    const c = new pg.Client({ connectionString: dbUrl });
+    c.on('error', (err) => console.error(`copy connection: ${err.message}`));
+    await c.connect();
+    return c;
+  }));
+  let rows = 0;
+  const start = performance.now();
+  const stopAt = start + SUSTAINED_S * 1000;
+  await Promise.all(clients.map(async (c, i) => {
+    // Rows are prepared ahead of the clock, as a COPY-based loader would have them ready.
+    const ready = Array.from({ length: 4 }, () => rowsOf(copySlot));
+    for (let seq = 0; performance.now() < stopAt; seq++) {
+      const text = fill(ready[seq % ready.length]!, `c_${i}_${seq}`, copySlot);
+      await pipeline(Readable.from([text]), c.query(copyFrom(`COPY ${table.table} (${columns}) FROM STDIN WITH (FORMAT csv)`)));
+      rows += BATCH;
+    }
+  }));
+  const rate = rows / ((performance.now() - start) / 1000);
+  await Promise.all(clients.map((c) => c.end()));
+  return rate;
+}
+
+await main().catch((err) => {
+  console.error(err);
+  process.exitCode = 1;
+});

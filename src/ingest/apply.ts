@@ -1,0 +1,109 @@
+import type { Db } from '../db/connection.ts';
+import type { FieldError } from '../errors/http-error.ts';
+import { recordDigestAt } from './canonical.ts';
+import type { BatchKey, BatchProblem } from './receipt.ts';
+import { finishBatch, lockBatch, storedMoney, storedRevisions, upsertRecords } from './repo.ts';
+import { recordId, type IngestRecord } from './schemas.ts';
+import { hasReferences, REFERENCES, referenceErrors } from './semantic.ts';
+import { RECORD_TABLES } from './tables.ts';
+
+export type ApplyOutcome =
+  | { status: 'completed'; applied: number; unchanged: number }
+  | { status: 'rejected'; problem: BatchProblem }
+  /** Nothing to do: already finished by an earlier run of the same job, or unknown. */
+  | { status: 'skipped'; reason: 'completed' | 'rejected' | 'missing' };
+
+/** A concurrent batch stored one of our records between our read and our write. */
+class RaceLost extends Error {
+  override name = 'RaceLost';
+}
+
+// Deadlocks and lost races resolve on a fresh attempt; beyond this many the job's own
+// BullMQ retries (with backoff) take over.
+const ATTEMPTS = 5;
+const RETRYABLE_PG_CODES = new Set(['40P01', '40001']);
+
+/**
+ * Applies a queued batch in one transaction: all its records or none (CONTRACT §3). Safe to
+ * run any number of times for the same batch — a run after the batch finished changes
+ * nothing — which is what lets BullMQ redeliver a job whose worker died before acking it.
+ */
+export async function applyBatch(db: Db, key: BatchKey): Promise<ApplyOutcome> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.tx('ingest-apply', (t) => applyOnce(t, key));
+    } catch (err) {
+      const retryable = err instanceof RaceLost || RETRYABLE_PG_CODES.has((err as { code?: string }).code ?? '');
+      if (!retryable || attempt >= ATTEMPTS) throw err;
+    }
+  }
+}
+
+type Tx = Parameters<Parameters<Db['tx']>[1]>[0];
+
+async function applyOnce(t: Tx, key: BatchKey): Promise<ApplyOutcome> {
+  const batch = await lockBatch(t, key);
+  if (!batch) return { status: 'skipped', reason: 'missing' };
+  if (batch.status !== 'queued') return { status: 'skipped', reason: batch.status };
+
+  const table = RECORD_TABLES[key.resource];
+  const records = JSON.parse(batch.payload!) as IngestRecord[];
+  const idOf = (r: IngestRecord) => recordId(key.resource, r);
+  const stored = new Map((await storedRevisions(t, table, key.siteId, records.map(idOf))).map((s) => [s.id, s]));
+
+  const digests = records.map((_, i) => recordDigestAt(batch.record_digests!, i));
+  const toApply: number[] = [];
+  const conflicts: FieldError[] = [];
+  let unchanged = 0;
+  let sameRevisionConflict = false;
+  records.forEach((r, i) => {
+    const s = stored.get(idOf(r));
+    if (!s || r.revision > s.revision) toApply.push(i);
+    else if (r.revision === s.revision && s.content_digest.equals(digests[i]!)) unchanged++;
+    else if (r.revision === s.revision) {
+      sameRevisionConflict = true;
+      conflicts.push({ path: `/records/${i}`, message: `revision_conflict: revision ${r.revision} of ${idOf(r)} is already stored with other content` });
+    } else {
+      conflicts.push({ path: `/records/${i}`, message: `revision_stale: revision ${r.revision} of ${idOf(r)} is older than the stored revision ${s.revision}` });
+    }
+  });
+  if (conflicts.length) {
+    return reject(t, key, {
+      code: sameRevisionConflict ? 'revision_conflict' : 'revision_stale',
+      detail: `${conflicts.length} of ${records.length} records conflict with stored revisions; nothing was applied`,
+      errors: conflicts,
+    });
+  }
+
+  if (hasReferences(key.resource) && toApply.length) {
+    const ref = REFERENCES[key.resource];
+    const items = toApply.map((index) => ({ index, record: records[index]! }));
+    const refIds = [...new Set(items.map((it) => (it.record as Record<string, unknown>)[ref.field] as string))];
+    const money = new Map((await storedMoney(t, RECORD_TABLES[ref.resource], key.siteId, refIds)).map((m) => [m.id, m]));
+    const errors = referenceErrors(key.resource, items, money);
+    if (errors.length) {
+      return reject(t, key, {
+        code: 'semantic_invalid',
+        detail: `${errors.length} violations against stored ${ref.resource}; nothing was applied`,
+        errors,
+      });
+    }
+  }
+
+  if (toApply.length) {
+    const meta = { siteId: key.siteId, batchId: key.batchId, receivedAt: batch.received_at };
+    // One order for every writer, so two batches sharing records lock them alike instead of deadlocking.
+    const rows = toApply
+      .map((i) => table.toRow(records[i]!, { ...meta, digest: digests[i]! }))
+      .sort((a, b) => ((a[table.idColumn] as string) < (b[table.idColumn] as string) ? -1 : 1));
+    const written = await upsertRecords(t, table, rows);
+    if (written.length !== rows.length) throw new RaceLost(`${rows.length - written.length} records were stored concurrently with a newer revision`);
+  }
+  await finishBatch(t, key, { status: 'completed', applied: toApply.length, unchanged, problem: null });
+  return { status: 'completed', applied: toApply.length, unchanged };
+}
+
+async function reject(t: Tx, key: BatchKey, problem: BatchProblem): Promise<ApplyOutcome> {
+  await finishBatch(t, key, { status: 'rejected', applied: 0, unchanged: 0, problem });
+  return { status: 'rejected', problem };
+}

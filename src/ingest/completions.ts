@@ -1,0 +1,147 @@
+import type { AppContext } from '../app-context.ts';
+import type { Db } from '../db/connection.ts';
+import type { Logger } from '../log.ts';
+import { BATCH_FINISHED_CHANNEL } from './repo.ts';
+
+const RECONNECT_MS = 1000;
+
+/** One request's interest in one batch: resolves `next()` when the batch may have finished. */
+export interface BatchWatch {
+  /** Resolves on a notification for the batch, after `ms`, or when `signal` aborts. */
+  next(ms: number, signal?: AbortSignal): Promise<void>;
+  close(): void;
+}
+
+interface Waiter {
+  notified: boolean;
+  wake: (() => void) | null;
+}
+
+/**
+ * Tells front-door requests waiting for a batch (the synchronous answer of CONTRACT §3) that
+ * a worker finished it, through PostgreSQL LISTEN on one connection per process. The worker's
+ * NOTIFY is sent at commit, in the transaction that applied the batch, so it can neither come
+ * before the receipt is readable nor be sent for a batch that rolled back. A notification
+ * lost while the connection is down costs only latency: on reconnect every waiter re-reads its
+ * batch, and each waiter re-reads it at its deadline anyway.
+ */
+export class BatchCompletions {
+  private readonly waiters = new Map<string, Set<Waiter>>();
+  private connection: Awaited<ReturnType<Db['connect']>> | null = null;
+  private starting: Promise<void> | null = null;
+  private retry: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(private readonly db: Db, private readonly log: Logger) {}
+
+  /** Registers interest in a batch; call before enqueueing it so no completion is missed. */
+  watch(key: string): BatchWatch {
+    this.ensureListening();
+    const waiter: Waiter = { notified: false, wake: null };
+    let set = this.waiters.get(key);
+    if (!set) this.waiters.set(key, (set = new Set()));
+    set.add(waiter);
+    return {
+      next: (ms, signal) => {
+        if (waiter.notified || ms <= 0 || signal?.aborted) {
+          waiter.notified = false;
+          return Promise.resolve();
+        }
+        return new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer);
+            signal?.removeEventListener('abort', done);
+            waiter.wake = null;
+            waiter.notified = false;
+            resolve();
+          };
+          const timer = setTimeout(done, ms);
+          signal?.addEventListener('abort', done);
+          waiter.wake = done;
+        });
+      },
+      close: () => {
+        set.delete(waiter);
+        if (set.size === 0 && this.waiters.get(key) === set) this.waiters.delete(key);
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.retry) clearTimeout(this.retry);
+    await this.starting?.catch(() => undefined);
+    const c = this.connection;
+    this.connection = null;
+    await c?.done();
+    this.wakeAll();
+  }
+
+  private ensureListening(): void {
+    if (this.connection || this.starting || this.retry || this.closed) return;
+    this.starting = this.listen()
+      .catch((err) => {
+        this.log.warn({ err }, 'cannot LISTEN for finished ingest batches; retrying');
+        this.scheduleRetry();
+      })
+      .finally(() => {
+        this.starting = null;
+      });
+  }
+
+  private scheduleRetry(): void {
+    if (this.closed || this.retry) return;
+    this.retry = setTimeout(() => {
+      this.retry = null;
+      if (this.waiters.size) this.ensureListening();
+    }, RECONNECT_MS);
+    this.retry.unref();
+  }
+
+  private async listen(): Promise<void> {
+    const connection = await this.db.connect({
+      direct: true,
+      onLost: (err) => {
+        this.log.warn({ err }, 'lost the LISTEN connection for ingest batches');
+        this.connection = null;
+        this.wakeAll();
+        this.scheduleRetry();
+      },
+    });
+    if (this.closed) {
+      await connection.done();
+      return;
+    }
+    connection.client.on('notification', (msg) => {
+      if (msg.channel === BATCH_FINISHED_CHANNEL && msg.payload) this.wake(msg.payload);
+    });
+    await connection.none('LISTEN $1:name', [BATCH_FINISHED_CHANNEL]);
+    this.connection = connection;
+    // Batches that finished while nobody listened announced it to no one: look again.
+    this.wakeAll();
+  }
+
+  private wake(key: string): void {
+    for (const w of this.waiters.get(key) ?? []) {
+      w.notified = true;
+      w.wake?.();
+    }
+  }
+
+  private wakeAll(): void {
+    for (const key of this.waiters.keys()) this.wake(key);
+  }
+}
+
+const perApp = new WeakMap<AppContext, BatchCompletions>();
+
+/** The process's listener, started on the first ingest request. */
+export function batchCompletions(app: AppContext): BatchCompletions {
+  let c = perApp.get(app);
+  if (!c) perApp.set(app, (c = new BatchCompletions(app.db, app.log)));
+  return c;
+}
+
+export async function closeBatchCompletions(app: AppContext): Promise<void> {
+  await perApp.get(app)?.close();
+}

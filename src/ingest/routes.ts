@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { ingestScope, RESOURCES } from '../auth/scopes.ts';
+import { HttpError } from '../errors/http-error.ts';
+import { route, type Route } from '../http/route.ts';
+import { parseQuery } from '../http/validate.ts';
+import { presentReceipt } from './receipt.ts';
+import { findBatch } from './repo.ts';
+import { IDENTIFIER_PATTERN } from './schemas.ts';
+import { ingestBatch } from './service.ts';
+
+const ReceiptQuerySchema = z.strictObject({ resource: z.enum(RESOURCES) });
+
+export const ingestRoutes: Route[] = [
+  ...RESOURCES.map((resource) =>
+    route({
+      method: 'POST',
+      path: `/api/v1/sites/:siteId/ingest/${resource}`,
+      auth: { kind: 'business', scopes: [ingestScope(resource)] },
+      handler: (ctx, app) => ingestBatch(ctx, app, resource),
+    }),
+  ),
+  route({
+    method: 'GET',
+    path: '/api/v1/sites/:siteId/ingest/receipts/:batchId',
+    auth: { kind: 'business', scopes: ['ingest:receipt:read'] },
+    handler: async (ctx, app) => {
+      const { resource } = parseQuery(ReceiptQuerySchema, ctx);
+      const batchId = ctx.params.batchId!;
+      if (!IDENTIFIER_PATTERN.test(batchId)) {
+        throw new HttpError('validation_failed', { errors: [{ path: 'path.batchId', message: `must match ${IDENTIFIER_PATTERN.source}` }] });
+      }
+      const row = await findBatch(app.db, { siteId: ctx.params.siteId!.toLowerCase(), resource, batchId });
+      if (!row) throw new HttpError('not_found', { detail: `no ${resource} batch ${batchId} on this site` });
+      return { body: presentReceipt(row, false) };
+    },
+  }),
+];

@@ -1,0 +1,118 @@
+import type { AppContext } from '../app-context.ts';
+import type { Resource } from '../auth/scopes.ts';
+import { HttpError, unavailable } from '../errors/http-error.ts';
+import type { JsonResult, RequestContext } from '../http/context.ts';
+import { parseBody } from '../http/validate.ts';
+import { enqueue, JOBS } from '../queues/catalog.ts';
+import { canonicalBatch, formatDigest } from './canonical.ts';
+import { batchCompletions, type BatchWatch } from './completions.ts';
+import { presentReceipt, receiptPath, type BatchKey, type BatchRow } from './receipt.ts';
+import { acceptBatch, batchChannelKey, findBatch } from './repo.ts';
+import { BATCH_SCHEMAS, SORTED_FIELD_NAMES, type IngestBatch } from './schemas.ts';
+import { batchSemanticErrors } from './semantic.ts';
+
+/**
+ * How long an enqueue may take before the request answers 503. The batch is already stored
+ * by then, so a late or failed enqueue loses nothing: the sweeper enqueues it again and the
+ * client's retry is a replay.
+ */
+const ENQUEUE_TIMEOUT_MS = 2000;
+
+/**
+ * POST /sites/{siteId}/ingest/<resource> (CONTRACT §3): validate, store the batch durably as
+ * queued, enqueue its job, then answer with the final receipt (200, or the 409/422 problem of a
+ * rejected batch) or, on `Prefer: respond-async` or when INGEST_SYNC_WAIT_MS runs out, 202.
+ */
+export async function ingestBatch(ctx: RequestContext, app: AppContext, resource: Resource): Promise<JsonResult> {
+  const body = parseBody(BATCH_SCHEMAS[resource], ctx) as IngestBatch;
+  const semantic = batchSemanticErrors(resource, body.records, Date.now());
+  if (semantic.length) {
+    throw new HttpError('semantic_invalid', { detail: `${semantic.length} semantic violations; nothing was stored`, errors: semantic });
+  }
+  const key: BatchKey = { siteId: ctx.params.siteId!.toLowerCase(), resource, batchId: body.batch_id };
+  const canonical = canonicalBatch(body.records, SORTED_FIELD_NAMES[resource]);
+  const { digest } = canonical;
+
+  const stored = await accept(app, key, { ...canonical, received: body.records.length });
+  if (!stored.digest.equals(digest)) {
+    throw new HttpError('batch_conflict', {
+      detail: `batch ${key.batchId} was already received with other records (${formatDigest(stored.digest)}, this one is ${formatDigest(digest)})`,
+    });
+  }
+  const replay = !stored.created;
+  if (stored.status !== 'queued') return finalAnswer(stored, replay);
+
+  const respondAsync = prefersAsync(ctx.headers.prefer);
+  // Watch before enqueueing: a fast worker may finish before enqueue() even returns.
+  const watch = respondAsync ? null : batchCompletions(app).watch(batchChannelKey(key));
+  try {
+    await enqueueApply(app, key);
+    if (!watch) return accepted(stored, key, replay, true);
+    const row = await waitUntilFinished(app, key, watch, replay, ctx.reply.signal);
+    ctx.log.debug({ batchId: key.batchId, resource, status: row.status }, 'ingest answered');
+    return row.status === 'queued' ? accepted(row, key, replay, false) : finalAnswer(row, replay);
+  } finally {
+    watch?.close();
+  }
+}
+
+async function accept(app: AppContext, key: BatchKey, b: Parameters<typeof acceptBatch>[2]): Promise<BatchRow & { created: boolean }> {
+  // No row means a concurrent request inserted this identity after our snapshot; by the
+  // second try it is committed and visible.
+  for (let i = 0; i < 3; i++) {
+    const row = await acceptBatch(app.db, key, b);
+    if (row) return row;
+  }
+  throw new Error(`batch ${key.batchId} neither inserted nor found`);
+}
+
+async function enqueueApply(app: AppContext, key: BatchKey): Promise<void> {
+  if (app.redis.status !== 'ready') throw unavailable('Redis');
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      enqueue(app.queues, JOBS.ingestApply, { site_id: key.siteId, resource: key.resource, batch_id: key.batchId }),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`enqueue took over ${ENQUEUE_TIMEOUT_MS} ms`)), ENQUEUE_TIMEOUT_MS);
+      }),
+    ]);
+  } catch (err) {
+    throw unavailable('Redis', err);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Waits up to INGEST_SYNC_WAIT_MS for the batch to leave `queued`; returns its latest row. */
+async function waitUntilFinished(app: AppContext, key: BatchKey, watch: BatchWatch, replay: boolean, signal: AbortSignal): Promise<BatchRow> {
+  const deadline = Date.now() + app.config.INGEST_SYNC_WAIT_MS;
+  // A replayed batch may have finished before we started watching.
+  let skipWait = replay;
+  for (;;) {
+    if (!skipWait) await watch.next(deadline - Date.now(), signal);
+    skipWait = false;
+    const row = await findBatch(app.db, key);
+    if (!row) throw new Error(`batch ${key.batchId} disappeared while queued`);
+    if (row.status !== 'queued' || Date.now() >= deadline || signal.aborted) return row;
+  }
+}
+
+function finalAnswer(row: BatchRow, replay: boolean): JsonResult {
+  if (row.status === 'rejected' && row.problem) {
+    throw new HttpError(row.problem.code, { detail: row.problem.detail, errors: row.problem.errors });
+  }
+  return { body: presentReceipt(row, replay) };
+}
+
+function accepted(row: BatchRow, key: BatchKey, replay: boolean, preferenceApplied: boolean): JsonResult {
+  return {
+    status: 202,
+    headers: { location: receiptPath(key), ...(preferenceApplied ? { 'preference-applied': 'respond-async' } : {}) },
+    body: presentReceipt(row, replay),
+  };
+}
+
+/** True when a Prefer header (RFC 7240) asks for `respond-async`. */
+export function prefersAsync(prefer: string | undefined): boolean {
+  return !!prefer && prefer.split(',').some((p) => p.split(';')[0]!.trim().toLowerCase() === 'respond-async');
+}

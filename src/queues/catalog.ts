@@ -1,0 +1,71 @@
+import { createHash } from 'node:crypto';
+import { UnrecoverableError, type Job, type JobsOptions } from 'bullmq';
+import { z } from 'zod';
+import { RESOURCES } from '../auth/scopes.ts';
+import { IDENTIFIER_PATTERN } from '../ingest/schemas.ts';
+import type { QueueRegistry } from './registry.ts';
+
+/**
+ * Every job Radar enqueues: its queue, name, payload schema, identity and options. Producers
+ * and processors both go through this catalog, so a payload is typed at both ends and checked
+ * where it is consumed.
+ */
+export interface JobDefinition<S extends z.ZodType> {
+  readonly queue: string;
+  readonly name: string;
+  readonly schema: S;
+  /** Same payload, same id: BullMQ stores one job however often it is enqueued. */
+  jobId(data: z.output<S>): string;
+  readonly options: Omit<JobsOptions, 'jobId'>;
+}
+
+/**
+ * A jobId from the parts that identify the work. BullMQ refuses `:` in custom ids and
+ * reserves integer-like ids for its own counter; a named prefix and base64url avoid both.
+ */
+export function deterministicJobId(name: string, parts: readonly string[]): string {
+  return `${name}-${createHash('sha256').update(parts.join('\n')).digest('base64url')}`;
+}
+
+export const INGEST_QUEUE = 'ingest';
+
+const IngestApplyPayload = z.strictObject({
+  site_id: z.uuid(),
+  resource: z.enum(RESOURCES),
+  batch_id: z.string().regex(IDENTIFIER_PATTERN),
+});
+
+export const JOBS = {
+  /** Applies one stored batch (workers/ingest.ts). */
+  ingestApply: {
+    queue: INGEST_QUEUE,
+    name: 'ingest.apply',
+    schema: IngestApplyPayload,
+    jobId: (d) => deterministicJobId('ingest.apply', [d.site_id, d.resource, d.batch_id]),
+    options: {
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 1000 },
+      removeOnComplete: true,
+      // A failed job must not keep its id: the ingest sweeper re-enqueues the batch later
+      // under the same id, and BullMQ would treat it as a duplicate of the failed one.
+      removeOnFail: true,
+    },
+  } satisfies JobDefinition<typeof IngestApplyPayload>,
+} as const;
+
+export async function enqueue<S extends z.ZodType>(queues: QueueRegistry, def: JobDefinition<S>, data: z.output<S>): Promise<void> {
+  await queues.get(def.queue).add(def.name, data, { ...def.options, jobId: def.jobId(data) });
+}
+
+export async function enqueueMany<S extends z.ZodType>(queues: QueueRegistry, def: JobDefinition<S>, items: ReadonlyArray<z.output<S>>): Promise<void> {
+  if (!items.length) return;
+  await queues.get(def.queue).addBulk(items.map((data) => ({ name: def.name, data, opts: { ...def.options, jobId: def.jobId(data) } })));
+}
+
+/** The job's payload as its definition says, or an UnrecoverableError: retrying cannot fix it. */
+export function jobPayload<S extends z.ZodType>(def: JobDefinition<S>, job: Job): z.output<S> {
+  if (job.name !== def.name) throw new UnrecoverableError(`job ${job.id} is a ${job.name}, expected ${def.name}`);
+  const r = def.schema.safeParse(job.data);
+  if (!r.success) throw new UnrecoverableError(`job ${job.id} (${def.name}) has an invalid payload: ${z.prettifyError(r.error)}`);
+  return r.data;
+}
