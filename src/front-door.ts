@@ -6,6 +6,8 @@ import { closeBatchCompletions } from './ingest/completions.ts';
 import { startServer, type RunningServer } from './http/server.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
 import { createLogger, type Logger } from './log.ts';
+import { Metrics } from './metrics/registry.ts';
+import { knownQueues } from '../workers/run.ts';
 import { QueueRegistry } from './queues/registry.ts';
 import { createRedis } from './redis.ts';
 import { closeRelay } from './relay/relay.ts';
@@ -28,7 +30,9 @@ export async function startFrontDoor(config: Config, log: Logger = createLogger(
   for (const c of [redis, queueRedis]) c.on('error', (err) => log.debug({ err }, 'redis connection error'));
   const queues = new QueueRegistry(queueRedis, config.QUEUE_PREFIX);
   const limiter = new RateLimiter(redis, config.QUEUE_PREFIX, log);
-  const app: AppContext = { config, db, redis, queues, limiter, log };
+  const metrics = new Metrics();
+  const app: AppContext = { config, db, redis, queues, limiter, metrics, log };
+  metrics.collectFrom(app, knownQueues());
 
   let draining = false;
   const server = await startServer(app, allRoutes(() => draining), { host: config.HOST, port: config.PORT });

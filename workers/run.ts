@@ -2,6 +2,7 @@ import { Worker } from 'bullmq';
 import type { Config } from '../config/env.ts';
 import { createDb } from '../src/db/connection.ts';
 import { createLogger, type Logger } from '../src/log.ts';
+import { recordJobDuration } from '../src/metrics/job-durations.ts';
 import { QueueRegistry } from '../src/queues/registry.ts';
 import { createRedis } from '../src/redis.ts';
 import { makeCloser } from '../src/shared/closer.ts';
@@ -40,7 +41,15 @@ export async function startWorkers(config: Config, names: readonly string[], log
       concurrency: def.concurrency?.(context) ?? config.WORKER_CONCURRENCY,
       ...def.options,
     });
-    worker.on('failed', (job, err) => log.warn({ queue: def.queue, jobId: job?.id, attempts: job?.attemptsMade, err }, 'job failed'));
+    const timed = (status: 'completed' | 'failed', job: { processedOn?: number; finishedOn?: number } | undefined) => {
+      if (!job?.processedOn || !job.finishedOn) return;
+      recordJobDuration(queueRedis, config.QUEUE_PREFIX, def.queue, status, (job.finishedOn - job.processedOn) / 1000).catch((err) => log.debug({ err }, 'job metrics not recorded'));
+    };
+    worker.on('completed', (job) => timed('completed', job));
+    worker.on('failed', (job, err) => {
+      timed('failed', job);
+      log.warn({ queue: def.queue, jobId: job?.id, attempts: job?.attemptsMade, err }, 'job failed');
+    });
     worker.on('error', (err) => log.debug({ queue: def.queue, err }, 'worker error'));
     return worker;
   });

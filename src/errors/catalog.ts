@@ -29,6 +29,7 @@ export const ERROR_CATALOG = {
   semantic_invalid: { status: 422, title: 'Records are semantically invalid' },
   idempotency_key_reused: { status: 422, title: 'Idempotency-Key reused with another body' },
   rate_limited: { status: 429, title: 'Too many requests' },
+  headers_too_large: { status: 431, title: 'Request header fields too large' },
   // 5xx
   internal_error: { status: 500, title: 'Internal error' },
   service_unavailable: { status: 503, title: 'Persistence unavailable' },

@@ -1,4 +1,5 @@
 import type { AppContext } from '../app-context.ts';
+import { hashSecret, sameDigest } from '../auth/secrets.ts';
 import { HttpError } from '../errors/http-error.ts';
 import { route, type Route } from './route.ts';
 
@@ -10,6 +11,22 @@ async function probe(app: AppContext): Promise<{ postgres: boolean; redis: boole
   const [pg, rd] = await Promise.allSettled([within(2000, app.db.one('SELECT 1 AS ok')), within(2000, app.redis.ping())]);
   return { postgres: pg.status === 'fulfilled', redis: rd.status === 'fulfilled' };
 }
+
+/** Prometheus scrape endpoint; behind a bearer token when METRICS_TOKEN is set. */
+export const metricsRoute: Route = route({
+  method: 'GET',
+  path: '/metrics',
+  auth: { kind: 'public' },
+  handler: async (ctx, app) => {
+    const token = app.config.METRICS_TOKEN;
+    if (token !== undefined) {
+      const given = /^Bearer (.+)$/.exec(ctx.headers.authorization ?? '')?.[1] ?? '';
+      if (!sameDigest(hashSecret(given), hashSecret(token))) throw new HttpError('unauthenticated', { detail: 'GET /metrics needs "Authorization: Bearer <METRICS_TOKEN>"' });
+    }
+    const text = await app.metrics.registry.metrics();
+    ctx.reply.send(200, { 'content-type': app.metrics.registry.contentType, 'x-request-id': ctx.id }, text);
+  },
+});
 
 /** Liveness says the process answers; readiness says it can do real work. */
 export function healthRoutes(isDraining: () => boolean): Route[] {
@@ -33,5 +50,7 @@ export function healthRoutes(isDraining: () => boolean): Route[] {
         return { body: { status: 'ready', postgres: 'ok', redis: 'ok' } };
       },
     }),
+    metricsRoute,
   ];
 }
+

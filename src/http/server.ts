@@ -18,6 +18,11 @@ const WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const EMPTY = Buffer.alloc(0);
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
+/**
+ * Total size of request header names and values we accept. uWS's own parser drops the
+ * connection without an answer somewhere past 16 KiB; below that, this gives a proper 431.
+ */
+export const HEADER_LIMIT_BYTES = 12 * 1024;
 
 export interface ServerOptions {
   host: string;
@@ -50,10 +55,18 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
     const path = req.getUrl();
     const query = new URLSearchParams(req.getQuery() ?? '');
     const headers: Record<string, string> = {};
+    let headerBytes = 0;
     req.forEach((k, v) => {
       headers[k] = v;
+      headerBytes += k.length + v.length + 4;
     });
     const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
+    if (headerBytes > HEADER_LIMIT_BYTES) {
+      const err = new HttpError('headers_too_large', { detail: `request headers exceed ${HEADER_LIMIT_BYTES} bytes` });
+      const rendered = renderError(err, surfaceOf(path), randomUUID());
+      reply.send(err.status, { 'content-type': rendered.contentType }, rendered.body, true);
+      return;
+    }
     const declared = headers['content-length'] ? Number(headers['content-length']) : null;
     const body = WITH_BODY.has(method)
       ? readBody(res, {
@@ -83,8 +96,11 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
     const log = app.log.child({ reqId: base.id });
     const { reply } = base;
     const responseHeaders: Record<string, string> = {};
+    // Metrics are labelled by route pattern, never by raw path, to keep label sets bounded.
+    let routeLabel = 'unmatched';
     try {
       const match = router.match(base.method, base.path);
+      if (match.kind === 'found') routeLabel = match.route.path;
       if (match.kind === 'none') throw notFound(base.method, base.path, surface);
       if (match.kind === 'wrong_method') {
         throw new HttpError('method_not_allowed', {
@@ -139,7 +155,10 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
         reply.send(err.status, { 'content-type': rendered.contentType, 'x-request-id': base.id, ...responseHeaders, ...err.headers }, rendered.body, close);
       }
     } finally {
-      log.info({ method: base.method, path: base.path, status: reply.aborted && !reply.finished ? 499 : reply.status, ms: Math.round(performance.now() - started) }, 'request');
+      const status = reply.aborted && !reply.finished ? 499 : reply.status;
+      app.metrics.httpRequests.inc({ route: routeLabel, method: base.method, status });
+      app.metrics.httpDuration.observe({ route: routeLabel, method: base.method }, (performance.now() - started) / 1000);
+      log.info({ method: base.method, path: base.path, status, ms: Math.round(performance.now() - started) }, 'request');
     }
   }
 

@@ -116,3 +116,13 @@ test('a body just under the cap is read whole (and then validated)', async () =>
   assertProblem(r, 400, 'validation_failed');
   assert.ok(r.body.errors.some((e: any) => e.path === '/name'));
 });
+
+test('request headers over the limit get 431, on both surfaces', async () => {
+  const big = 'x'.repeat(13 * 1024);
+  const api = await call(app.url, 'GET', '/api/v1/me', { headers: { 'x-padding': big } });
+  assertProblem(api, 431, 'headers_too_large');
+  const relay = await call(app.url, 'GET', '/v1/models', { headers: { 'x-padding': big } });
+  assert.equal(relay.status, 431);
+  assert.equal(relay.body.error.code, 'headers_too_large');
+  assert.equal((await call(app.url, 'GET', '/healthz', { headers: { 'x-padding': 'x'.repeat(8 * 1024) } })).status, 200);
+});
