@@ -112,6 +112,7 @@ export async function privateRedis(): Promise<PrivateRedis> {
       const deadline = Date.now() + 10_000;
       for (;;) {
         const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+        probe.on('error', () => undefined); // connect() rejects with the same error
         try {
           await probe.connect();
           if ((await probe.ping()) === 'PONG') return;
