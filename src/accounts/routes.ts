@@ -13,6 +13,7 @@ export const accountRoutes: Route[] = [
     method: 'POST',
     path: '/api/v1/auth/login',
     auth: { kind: 'public' },
+    docs: { summary: 'Log in with email and password; sets the __Host-radar_session cookie', tags: ['account'], body: LoginSchema, errors: [401, 403] },
     handler: async (ctx, app) => {
       // Login has no session yet, but a cross-site form posting here could still plant a
       // session of the attacker's: refuse any Origin that is not ours when one is sent.
@@ -34,6 +35,7 @@ export const accountRoutes: Route[] = [
     method: 'POST',
     path: '/api/v1/auth/logout',
     auth: { kind: 'business', scopes: [], sessionOnly: true },
+    docs: { summary: 'End the current session and clear its cookie', tags: ['account'] },
     handler: async (ctx, app) => {
       if (ctx.principal?.kind === 'session') await deleteSession(app.db, ctx.principal.sessionId);
       return { headers: { 'set-cookie': clearedSessionCookie() }, body: { loggedOut: true } };
@@ -43,6 +45,7 @@ export const accountRoutes: Route[] = [
     method: 'GET',
     path: '/api/v1/me',
     auth: { kind: 'business', scopes: ['account:read'] },
+    docs: { summary: "The caller's account (and, for a credential, the credential)", tags: ['account'] },
     handler: async (ctx, app) => {
       const p = ctx.principal!;
       const account = await findAccount(app.db, p.accountId);

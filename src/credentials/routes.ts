@@ -13,12 +13,14 @@ export const credentialRoutes: Route[] = [
     method: 'GET',
     path: '/api/v1/sites/:siteId/credentials',
     auth: manage,
+    docs: { summary: 'Credential metadata of the site (never secrets)', tags: ['credentials'] },
     handler: async (ctx, app) => ({ body: { data: (await listCredentials(app.db, ctx.params.siteId!)).map(presentCredential) } }),
   }),
   route({
     method: 'POST',
     path: '/api/v1/sites/:siteId/credentials',
     auth: manage,
+    docs: { summary: 'Create a credential; the secret is returned once', tags: ['credentials'], body: CredentialCreateSchema },
     handler: async (ctx, app) => {
       const body = parseBody(CredentialCreateSchema, ctx);
       const secret = newSecret(`rdr_${body.kind}_`);
@@ -40,6 +42,7 @@ export const credentialRoutes: Route[] = [
     method: 'DELETE',
     path: '/api/v1/sites/:siteId/credentials/:credentialId',
     auth: manage,
+    docs: { summary: 'Revoke a credential at once', tags: ['credentials'], errors: [404] },
     handler: async (ctx, app) => {
       const id = ctx.params.credentialId!;
       const row = isUuid(id) ? await revokeCredential(app.db, ctx.params.siteId!, id) : null;

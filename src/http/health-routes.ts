@@ -17,6 +17,7 @@ export const metricsRoute: Route = route({
   method: 'GET',
   path: '/metrics',
   auth: { kind: 'public' },
+  docs: { summary: 'Prometheus metrics (Bearer METRICS_TOKEN when configured)', tags: ['service'], errors: [401] },
   handler: async (ctx, app) => {
     const token = app.config.METRICS_TOKEN;
     if (token !== undefined) {
@@ -31,11 +32,12 @@ export const metricsRoute: Route = route({
 /** Liveness says the process answers; readiness says it can do real work. */
 export function healthRoutes(isDraining: () => boolean): Route[] {
   return [
-    route({ method: 'GET', path: '/healthz', auth: { kind: 'public' }, handler: async () => ({ body: { status: 'ok' } }) }),
+    route({ method: 'GET', path: '/healthz', auth: { kind: 'public' }, docs: { summary: 'Liveness: the process answers', tags: ['service'] }, handler: async () => ({ body: { status: 'ok' } }) }),
     route({
       method: 'GET',
       path: '/readyz',
       auth: { kind: 'public' },
+      docs: { summary: 'Readiness: PostgreSQL and Redis reachable', tags: ['service'], errors: [503] },
       handler: async (_ctx, app) => {
         if (isDraining()) throw new HttpError('service_unavailable', { detail: 'shutting down', headers: { 'retry-after': '5' } });
         const up = await probe(app);

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
 import type { Scope } from '../auth/scopes.ts';
 import type { HandlerResult, Method, RequestContext } from './context.ts';
@@ -21,6 +22,22 @@ export interface Route {
   path: string;
   auth: RouteAuth;
   handler: (ctx: RequestContext, app: AppContext) => Promise<HandlerResult>;
+  /** What GET /api/v1/openapi.json says of the route; the schemas are the ones that validate. */
+  docs?: RouteDocs;
+}
+
+export interface RouteDocs {
+  summary: string;
+  description?: string;
+  tags?: readonly string[];
+  /** The zod schema the handler parses the JSON body with. */
+  body?: z.ZodType;
+  /** The zod schema the handler parses the query string with. */
+  query?: z.ZodType;
+  /** Shape of the 200 answer, when it is worth describing. */
+  response?: z.ZodType;
+  /** Extra statuses the route can answer with, beyond those implied by its auth. */
+  errors?: readonly number[];
 }
 
 /** A route whose handler is a pure function of the request, typed once here. */

@@ -5,11 +5,12 @@ import { recordRoutes } from '../records/routes.ts';
 import { relayRoutes } from '../relay/routes.ts';
 import { siteRoutes } from '../sites/routes.ts';
 import { healthRoutes } from './health-routes.ts';
+import { openApiRoute } from './openapi-route.ts';
 import type { Route } from './route.ts';
 
 /** Every route the front door serves; each feature owns its list. */
 export function allRoutes(isDraining: () => boolean): Route[] {
-  return [
+  const routes = [
     ...healthRoutes(isDraining),
     ...accountRoutes,
     ...siteRoutes,
@@ -18,4 +19,5 @@ export function allRoutes(isDraining: () => boolean): Route[] {
     ...recordRoutes,
     ...relayRoutes,
   ];
+  return [...routes, openApiRoute(routes)];
 }

@@ -10,6 +10,7 @@ export const siteRoutes: Route[] = [
     method: 'GET',
     path: '/api/v1/me/sites',
     auth: { kind: 'business', scopes: ['sites:read'] },
+    docs: { summary: 'Sites the caller may act on', tags: ['sites'] },
     handler: async (ctx, app) => {
       const p = ctx.principal!;
       let rows;
@@ -26,6 +27,7 @@ export const siteRoutes: Route[] = [
     method: 'POST',
     path: '/api/v1/me/sites',
     auth: { kind: 'business', scopes: ['sites:write'], sessionOnly: true },
+    docs: { summary: 'Submit a site for review', tags: ['sites'], body: SiteSubmitSchema },
     handler: async (ctx, app) => {
       const body = parseBody(SiteSubmitSchema, ctx);
       const site = await insertSite(app.db, ctx.principal!.accountId, body);
@@ -37,6 +39,7 @@ export const siteRoutes: Route[] = [
     method: 'GET',
     path: '/api/v1/sites/:siteId',
     auth: { kind: 'business', scopes: ['sites:read'] },
+    docs: { summary: 'The site profile', tags: ['sites'] },
     handler: async (ctx, app) => {
       const site = await findSite(app.db, ctx.params.siteId!);
       if (!site) throw new HttpError('site_forbidden');
@@ -47,6 +50,7 @@ export const siteRoutes: Route[] = [
     method: 'PATCH',
     path: '/api/v1/sites/:siteId',
     auth: { kind: 'business', scopes: ['sites:write'], sessionOnly: true },
+    docs: { summary: 'Update a site; a change of public content returns it to review', tags: ['sites'], body: SiteUpdateSchema },
     handler: async (ctx, app) => {
       const body = parseBody(SiteUpdateSchema, ctx);
       const site = await updateSite(app.db, ctx.params.siteId!, body);

@@ -1,0 +1,18 @@
+import { openApiDocument } from './openapi.ts';
+import { route, type Route } from './route.ts';
+
+/** GET /api/v1/openapi.json: the document of `routes` plus itself, built once on first use. */
+export function openApiRoute(routes: readonly Route[]): Route {
+  let doc: string | null = null;
+  const self: Route = route({
+    method: 'GET',
+    path: '/api/v1/openapi.json',
+    auth: { kind: 'public' },
+    docs: { summary: 'This OpenAPI 3.1 document', tags: ['service'] },
+    handler: async (ctx, app) => {
+      doc ??= JSON.stringify(openApiDocument([...routes, self], app.config.PUBLIC_ORIGIN));
+      ctx.reply.send(200, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': ctx.id, 'cache-control': 'public, max-age=300' }, doc);
+    },
+  });
+  return self;
+}
