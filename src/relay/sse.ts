@@ -23,23 +23,17 @@ export class SseParser {
     // The LF of a CRLF whose CR ended the previous chunk.
     if (this.skipLf && text.charCodeAt(0) === 10) text = text.slice(1);
     if (text.length > 0) this.skipLf = false;
-    this.buffer += text;
+    const buffer = this.buffer + text;
     const frames: SseFrame[] = [];
+    // A native regex scan: this runs over every byte a stream carries.
+    const eol = /\r\n|\r|\n/g;
     let start = 0;
-    for (let i = 0; i < this.buffer.length; i++) {
-      const c = this.buffer.charCodeAt(i);
-      if (c !== 10 && c !== 13) continue;
-      this.line(this.buffer.slice(start, i), frames);
-      if (c === 13) {
-        if (i + 1 < this.buffer.length) {
-          if (this.buffer.charCodeAt(i + 1) === 10) i++;
-        } else {
-          this.skipLf = true;
-        }
-      }
-      start = i + 1;
+    for (let m = eol.exec(buffer); m; m = eol.exec(buffer)) {
+      this.line(buffer.slice(start, m.index), frames);
+      start = eol.lastIndex;
+      if (m[0] === '\r' && start === buffer.length) this.skipLf = true;
     }
-    this.buffer = this.buffer.slice(start);
+    this.buffer = buffer.slice(start);
     return frames;
   }
 

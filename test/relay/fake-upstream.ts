@@ -175,13 +175,15 @@ export async function startFakeUpstream(options: FakeOptions = {}, port = 0): Pr
     });
     res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
     let frames = 0;
+    // Thrown by send() once the connection is gone, so the producer stops producing.
+    const GONE = new Error('connection gone');
     const send = async (frame: string) => {
-      if (res.destroyed) return;
+      if (res.destroyed) throw GONE;
       if (options.breakAfterFrames !== undefined && frames >= options.breakAfterFrames) {
         // Let the frames already written leave (node uncorks on the next tick), then drop.
         await new Promise((r) => setImmediate(r));
         res.destroy();
-        return;
+        throw GONE;
       }
       frames++;
       if (options.chunkDelayMs) await new Promise((r) => setTimeout(r, options.chunkDelayMs));
@@ -196,49 +198,58 @@ export async function startFakeUpstream(options: FakeOptions = {}, port = 0): Pr
       res.end();
     };
 
-    if (isChat) {
-      const chunk = (delta: object, finishReason: string | null = null, extra: object = {}) =>
-        `data: ${JSON.stringify({ id: `chatcmpl-${id}`, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }], ...extra })}\n\n`;
-      await send(chunk({ role: 'assistant', content: '' }));
-      if (tool) {
-        await send(chunk({ tool_calls: [{ index: 0, id: tool.callId, type: 'function', function: { name: tool.name, arguments: '' } }] }));
-        for (const a of tool.args) await send(chunk({ tool_calls: [{ index: 0, function: { arguments: a } }] }));
-      } else {
-        for (const d of text) await send(chunk({ content: d }));
-      }
-      await send(chunk({}, finish));
-      if (body.stream_options?.include_usage) {
-        await send(`data: ${JSON.stringify({ id: `chatcmpl-${id}`, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage: chatUsage })}\n\n`);
-      }
-      await send('data: [DONE]\n\n');
-      return finishStream();
+    try {
+      await produce();
+    } catch (err) {
+      if (err !== GONE) throw err;
     }
+    return;
 
-    let n = 0;
-    const ev = (type: string, payload: object) => send(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: n++, ...payload })}\n\n`);
-    const start = responseObject(id, created, body, 'in_progress', [], null);
-    await ev('response.created', { response: start });
-    await ev('response.in_progress', { response: start });
-    const items = outputItems(id, text.join(''), tool);
-    if (tool) {
-      const item = items[0];
-      await ev('response.output_item.added', { output_index: 0, item: { ...item, arguments: '', status: 'in_progress' } });
-      for (const a of tool.args) await ev('response.function_call_arguments.delta', { item_id: item.id, output_index: 0, delta: a });
-      await ev('response.function_call_arguments.done', { item_id: item.id, output_index: 0, arguments: item.arguments });
-      await ev('response.output_item.done', { output_index: 0, item });
-    } else {
-      const item = items[0];
-      const ids = { item_id: item.id, output_index: 0, content_index: 0 };
-      await ev('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', content: [] } });
-      await ev('response.content_part.added', { ...ids, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } });
-      for (const d of text) await ev('response.output_text.delta', { ...ids, delta: d, logprobs: [] });
-      await ev('response.output_text.done', { ...ids, text: text.join(''), logprobs: [] });
-      await ev('response.content_part.done', { ...ids, part: item.content[0] });
-      await ev('response.output_item.done', { output_index: 0, item });
+    async function produce() {
+      if (isChat) {
+        const chunk = (delta: object, finishReason: string | null = null, extra: object = {}) =>
+          `data: ${JSON.stringify({ id: `chatcmpl-${id}`, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }], ...extra })}\n\n`;
+        await send(chunk({ role: 'assistant', content: '' }));
+        if (tool) {
+          await send(chunk({ tool_calls: [{ index: 0, id: tool.callId, type: 'function', function: { name: tool.name, arguments: '' } }] }));
+          for (const a of tool.args) await send(chunk({ tool_calls: [{ index: 0, function: { arguments: a } }] }));
+        } else {
+          for (const d of text) await send(chunk({ content: d }));
+        }
+        await send(chunk({}, finish));
+        if (body.stream_options?.include_usage) {
+          await send(`data: ${JSON.stringify({ id: `chatcmpl-${id}`, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage: chatUsage })}\n\n`);
+        }
+        await send('data: [DONE]\n\n');
+        return finishStream();
+      }
+
+      let n = 0;
+      const ev = (type: string, payload: object) => send(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: n++, ...payload })}\n\n`);
+      const start = responseObject(id, created, body, 'in_progress', [], null);
+      await ev('response.created', { response: start });
+      await ev('response.in_progress', { response: start });
+      const items = outputItems(id, text.join(''), tool);
+      if (tool) {
+        const item = items[0];
+        await ev('response.output_item.added', { output_index: 0, item: { ...item, arguments: '', status: 'in_progress' } });
+        for (const a of tool.args) await ev('response.function_call_arguments.delta', { item_id: item.id, output_index: 0, delta: a });
+        await ev('response.function_call_arguments.done', { item_id: item.id, output_index: 0, arguments: item.arguments });
+        await ev('response.output_item.done', { output_index: 0, item });
+      } else {
+        const item = items[0];
+        const ids = { item_id: item.id, output_index: 0, content_index: 0 };
+        await ev('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', content: [] } });
+        await ev('response.content_part.added', { ...ids, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } });
+        for (const d of text) await ev('response.output_text.delta', { ...ids, delta: d, logprobs: [] });
+        await ev('response.output_text.done', { ...ids, text: text.join(''), logprobs: [] });
+        await ev('response.content_part.done', { ...ids, part: item.content[0] });
+        await ev('response.output_item.done', { output_index: 0, item });
+      }
+      const status = truncated ? 'incomplete' : 'completed';
+      await ev(`response.${status}`, { response: responseObject(id, created, body, status, items, respUsage) });
+      finishStream();
     }
-    const status = truncated ? 'incomplete' : 'completed';
-    await ev(`response.${status}`, { response: responseObject(id, created, body, status, items, respUsage) });
-    finishStream();
   });
 
   server.keepAliveTimeout = 60_000;
