@@ -19,6 +19,7 @@
  * BENCH_DATABASE_URL (postgres://postgres@127.0.0.1:5432/postgres), BENCH_REDIS_URL.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { Redis } from 'ioredis';
@@ -28,10 +29,10 @@ import { Agent, request } from 'undici';
 import { insertAccount } from '../src/accounts/repo.ts';
 import { hashSecret, newSecret } from '../src/auth/secrets.ts';
 import { insertCredential } from '../src/credentials/repo.ts';
-import { createDb } from '../src/db/connection.ts';
+import { createDb, type Db } from '../src/db/connection.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { sha256 } from '../src/ingest/canonical.ts';
-import { BATCH_SCHEMAS, SORTED_FIELD_NAMES } from '../src/ingest/schemas.ts';
+import { BATCH_SCHEMAS } from '../src/ingest/schemas.ts';
 import { RECORD_TABLES } from '../src/ingest/tables.ts';
 import { insertSite } from '../src/sites/repo.ts';
 import { spawnRadar, type RadarProcess } from '../test/ingest/processes.ts';
@@ -101,6 +102,42 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
+const CLOCK_TICKS = 100; // USER_HZ on Linux
+
+/** CPU seconds (user + system) a process has used so far; 0 when it is gone. */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Where the machine's CPU went during a phase, by role: Radar's processes, the PostgreSQL
+ * backends serving this database (by application_name), and this process (the load).
+ */
+async function cpuSample(db: Db, dbName: string, pids: Record<string, number>): Promise<Record<string, number>> {
+  const backends = await db.any<{ pid: number; application_name: string }>('SELECT pid, application_name FROM pg_stat_activity WHERE datname = $1', [dbName]);
+  const out: Record<string, number> = {};
+  for (const [role, pid] of Object.entries(pids)) out[role] = cpuSeconds(pid);
+  for (const b of backends) {
+    const role = `postgres (${b.application_name || 'other'})`;
+    out[role] = (out[role] ?? 0) + cpuSeconds(b.pid);
+  }
+  return out;
+}
+
+function cpuReport(before: Record<string, number>, afterwards: Record<string, number>, records: number): string {
+  return Object.keys(afterwards)
+    .map((role) => [role, ((afterwards[role]! - (before[role] ?? 0)) * 1e6) / records] as const)
+    .filter(([, us]) => us > 0.5)
+    .sort((a, b) => b[1] - a[1])
+    .map(([role, us]) => `${role} ${us.toFixed(0)}`)
+    .join(', ');
+}
+
 interface Setup {
   tag: string;
   dbUrl: string;
@@ -162,7 +199,12 @@ async function main(): Promise<void> {
     const warm = templates(1)[0]!;
     await Promise.all(Array.from({ length: CLIENTS }, (_, c) => post(fill(warm, `w_${c}`))));
 
+    const db = createDb({ url: s.dbUrl, poolSize: CLIENTS + 1, applicationName: 'radar-bench' });
+    const dbName = new URL(s.dbUrl).pathname.slice(1);
+    const pids = { 'front door': door.proc.pid!, ...Object.fromEntries(procs.slice(1).map((p, i) => [`worker ${i + 1}`, p.proc.pid!])), 'bench clients': process.pid };
+
     // --- Sustained, closed loop ---
+    const cpuBefore = await cpuSample(db, dbName, pids);
     const latencies: number[] = [];
     let ok = 0;
     let other = 0;
@@ -185,14 +227,17 @@ async function main(): Promise<void> {
       }
     }));
     const elapsed = (performance.now() - start) / 1000;
+    const cpuAfter = await cpuSample(db, dbName, pids);
     latencies.sort((a, b) => a - b);
     const e2eRate = ok / elapsed;
 
-    const db = createDb({ url: s.dbUrl, poolSize: CLIENTS + 1, applicationName: 'radar-bench' });
     const stored = (await db.one<{ n: number }>("SELECT count(*)::int AS n FROM ingest_events WHERE site_id = $1 AND event_id LIKE 's\\_%'", [s.siteId])).n;
 
     // --- Raw limit: COPY of the same rows into the same table ---
-    const copyRate = await copyBaseline(s.dbUrl);
+    const copyCpu: Record<'before' | 'after', Record<string, number>> = { before: {}, after: {} };
+    const copyRate = await copyBaseline(s.dbUrl, async (phase) => {
+      copyCpu[phase] = await cpuSample(db, dbName, { 'bench clients': process.pid });
+    });
 
     // --- Burst, open loop ---
     const sustainedRate = num('BENCH_SUSTAINED_RATE', e2eRate);
@@ -244,8 +289,10 @@ async function main(): Promise<void> {
     console.log(`sustained  ${SUSTAINED_S}s, ${CLIENTS} clients × ${BATCH}-event batches`);
     console.log(`  end-to-end applied   ${f(e2eRate)} records/s  (${f(ok)} records answered 200; ${other} other answers; ${f(stored)} rows stored${stored === ok ? ', all present' : ' — MISMATCH'})`);
     console.log(`  batch latency        p50 ${percentile(latencies, 50).toFixed(1)} ms   p99 ${percentile(latencies, 99).toFixed(1)} ms`);
-    console.log(`  raw COPY limit       ${f(copyRate)} records/s  (${CLIENTS} connections × ${BATCH}-row COPY into ingest_events)`);
-    console.log(`  end-to-end / COPY    ${((100 * e2eRate) / copyRate).toFixed(0)}%  (target ≥ 50%)`);
+    console.log(`  CPU µs per record    ${cpuReport(cpuBefore, cpuAfter, ok)}`);
+    console.log(`  raw COPY limit       ${f(copyRate.rate)} records/s  (${CLIENTS} connections × ${BATCH}-row COPY into ingest_events)`);
+    console.log(`  CPU µs per record    ${cpuReport(copyCpu.before, copyCpu.after, copyRate.rows)}`);
+    console.log(`  end-to-end / COPY    ${((100 * e2eRate) / copyRate.rate).toFixed(0)}%  (target ≥ 50%)`);
     console.log(`burst      ${BURST_FACTOR}× ${f(sustainedRate)} records/s = ${f(sustainedRate * BURST_FACTOR)} records/s for ${BURST_S}s (${burstBatches} batches, open loop)`);
     console.log(`  answers              ${[...statuses].map(([k, v]) => `${k}: ${v}`).join(', ')}  — errors: ${errors}`);
     console.log(`  answer latency       p50 ${percentile(burstLatencies, 50).toFixed(0)} ms   p99 ${percentile(burstLatencies, 99).toFixed(0)} ms   all answered after ${answeredIn.toFixed(1)} s`);
@@ -257,7 +304,7 @@ async function main(): Promise<void> {
 }
 
 /** COPY of BATCH-row batches of event rows, CLIENTS connections in parallel, for SUSTAINED_S. */
-async function copyBaseline(dbUrl: string): Promise<number> {
+async function copyBaseline(dbUrl: string, sample: (phase: 'before' | 'after') => Promise<void>): Promise<{ rate: number; rows: number }> {
   const table = RECORD_TABLES.events;
   const columns = table.columnSet.columns.map((c) => `"${c.name}"`).join(', ');
   const siteId = randomUUID();
@@ -274,23 +321,25 @@ async function copyBaseline(dbUrl: string): Promise<number> {
     const parsed = BATCH_SCHEMAS.events.parse(JSON.parse(fill(template(), batchId)));
     let out = '';
     for (const r of parsed.records) {
-      const row = table.toRow(r, { siteId, batchId, receivedAt, digest: sha256(JSON.stringify(r, SORTED_FIELD_NAMES.events as string[])) });
+      const row = table.toRow(r, { siteId, batchId, receivedAt, digest: sha256(JSON.stringify(r)) });
       out += table.columnSet.columns.map((c) => csv(row[c.name])).join(',') + '\n';
     }
     return out;
   };
   const clients = await Promise.all(Array.from({ length: CLIENTS }, async () => {
-    const c = new pg.Client({ connectionString: dbUrl });
+    const c = new pg.Client({ connectionString: dbUrl, application_name: 'radar-bench-copy' });
     c.on('error', (err) => console.error(`copy connection: ${err.message}`));
     await c.connect();
     return c;
   }));
   let rows = 0;
+  const prepared = clients.map(() => Array.from({ length: 4 }, () => rowsOf(copySlot)));
+  await sample('before');
   const start = performance.now();
   const stopAt = start + SUSTAINED_S * 1000;
   await Promise.all(clients.map(async (c, i) => {
     // Rows are prepared ahead of the clock, as a COPY-based loader would have them ready.
-    const ready = Array.from({ length: 4 }, () => rowsOf(copySlot));
+    const ready = prepared[i]!;
     for (let seq = 0; performance.now() < stopAt; seq++) {
       const text = fill(ready[seq % ready.length]!, `c_${i}_${seq}`, copySlot);
       await pipeline(Readable.from([text]), c.query(copyFrom(`COPY ${table.table} (${columns}) FROM STDIN WITH (FORMAT csv)`)));
@@ -298,8 +347,9 @@ async function copyBaseline(dbUrl: string): Promise<number> {
     }
   }));
   const rate = rows / ((performance.now() - start) / 1000);
+  await sample('after');
   await Promise.all(clients.map((c) => c.end()));
-  return rate;
+  return { rate, rows };
 }
 
 await main().catch((err) => {

@@ -1,11 +1,10 @@
 -- Stores a new batch as queued, or finds the batch already stored under the same identity.
--- Takes ${siteId}, ${resource}, ${batchId}, ${digest}, ${received}, ${payload} (canonical JSON),
--- ${recordDigests}.
+-- Takes ${siteId}, ${resource}, ${batchId}, ${digest}, ${received}, ${payload} (canonical JSON).
 -- Returns its receipt row with `created` (false: the batch id was known). Returns no row
 -- when another request inserted the same identity concurrently: the caller asks again.
 WITH created AS (
-  INSERT INTO ingest_batches (site_id, resource, batch_id, digest, received, payload, record_digests)
-  VALUES (${siteId}, ${resource}, ${batchId}, ${digest}, ${received}, ${payload}, ${recordDigests})
+  INSERT INTO ingest_batches (site_id, resource, batch_id, digest, received, payload)
+  VALUES (${siteId}, ${resource}, ${batchId}, ${digest}, ${received}, ${payload})
   ON CONFLICT (site_id, resource, batch_id) DO NOTHING
   RETURNING site_id, resource, batch_id, digest, status, received, applied, unchanged, problem, received_at, completed_at
 )

@@ -5,7 +5,7 @@
 WITH finished AS (
   UPDATE ingest_batches
   SET status = ${status}, applied = ${applied}, unchanged = ${unchanged}, problem = ${problem:json},
-      payload = NULL, record_digests = NULL, completed_at = now()
+      payload = NULL, completed_at = now()
   WHERE site_id = ${siteId} AND resource = ${resource} AND batch_id = ${batchId}
   RETURNING site_id, resource, batch_id
 )

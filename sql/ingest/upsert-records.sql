@@ -1,11 +1,22 @@
--- Writes many records in one statement. Takes ${table}, ${idColumn}, ${assignments} (the
--- `col = EXCLUDED.col` list of every non-key column) and ${rows}: a JSON array of objects whose
--- keys are the table's columns. One JSON value instead of a multi-row VALUES list: the client
--- formats one string instead of thousands of literals, and PostgreSQL parses it in one pass.
--- The revision guard keeps a newer revision stored by a concurrent batch; the caller
--- compares the returned ids with what it meant to write and starts over when they differ.
-INSERT INTO ${table:name}
-SELECT * FROM json_populate_recordset(NULL::${table:name}, ${rows})
+-- Writes the records of a stored batch whose 1-based positions are in ${apply}, straight from
+-- its payload: the records never travel back from the worker. Takes ${siteId}, ${resource},
+-- ${batchId}, ${apply}, and from the table's description (src/ingest/tables.ts) ${table},
+-- ${idColumn}, ${columns}, ${select}, ${fields} (the record, with its nested object's fields
+-- copied up, for jsonb_populate_record to fill the typed columns by name) and ${assignments}.
+-- json_array_elements, not the jsonb form: each element keeps its canonical text, which is
+-- what content_digest hashes.
+-- Rows go in id order, the one lock order every writer shares. The revision guard keeps a
+-- newer revision stored by a concurrent batch; the caller compares the returned ids with what
+-- it meant to write and starts over when they differ. Returns the ids written.
+INSERT INTO ${table:name} (${columns:raw})
+SELECT ${select:raw}
+FROM ingest_batches b
+CROSS JOIN LATERAL json_array_elements(b.payload::json) WITH ORDINALITY AS e(rec, i)
+CROSS JOIN LATERAL (SELECT e.rec::jsonb AS j) AS x
+CROSS JOIN LATERAL jsonb_populate_record(NULL::${table:name}, ${fields:raw}) AS r
+WHERE b.site_id = ${siteId} AND b.resource = ${resource} AND b.batch_id = ${batchId}
+  AND e.i = ANY(${apply}::int[])
+ORDER BY r.${idColumn:name}
 ON CONFLICT (site_id, ${idColumn:name}) DO UPDATE SET ${assignments:raw}
 WHERE EXCLUDED.revision > ${table:name}.revision
 RETURNING ${idColumn:name} AS id

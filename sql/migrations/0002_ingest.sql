@@ -22,11 +22,9 @@ CREATE TABLE ingest_batches (
   -- For rejected batches: {code, detail, errors} of the 409/422 answer.
   problem      jsonb,
   -- While queued: the records (canonical JSON array), so an accepted batch survives the loss
-  -- of Redis, and the SHA-256 of each record's canonical JSON, 32 bytes each, in order.
-  -- Both are cleared once the batch is completed or rejected. lz4 rather than the default
-  -- pglz: several times cheaper on the CPU for these short-lived values.
-  payload        text COMPRESSION lz4,
-  record_digests bytea,
+  -- of Redis; cleared once the batch is completed or rejected. lz4 rather than the default
+  -- pglz: several times cheaper on the CPU for this short-lived value.
+  payload      text COMPRESSION lz4,
   received_at  timestamptz NOT NULL DEFAULT now(),
   completed_at timestamptz,
   PRIMARY KEY (site_id, resource, batch_id)

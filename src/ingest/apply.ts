@@ -1,8 +1,8 @@
 import type { Db } from '../db/connection.ts';
 import type { FieldError } from '../errors/http-error.ts';
-import { recordDigestAt } from './canonical.ts';
+import { sha256 } from './canonical.ts';
 import type { BatchKey, BatchProblem } from './receipt.ts';
-import { finishBatch, lockBatch, storedMoney, storedRevisions, upsertRecords } from './repo.ts';
+import { finishBatch, lockBatch, relaxCommit, storedMoney, storedRevisions, upsertRecords } from './repo.ts';
 import { recordId, type IngestRecord } from './schemas.ts';
 import { hasReferences, REFERENCES, referenceErrors } from './semantic.ts';
 import { RECORD_TABLES } from './tables.ts';
@@ -41,7 +41,17 @@ export async function applyBatch(db: Db, key: BatchKey): Promise<ApplyOutcome> {
 
 type Tx = Parameters<Parameters<Db['tx']>[1]>[0];
 
+/**
+ * SHA-256 of a record's canonical JSON. The payload is canonical JSON and JSON.parse keeps key
+ * order, so serializing the parsed record gives the same text back. Only needed for records
+ * whose revision equals the stored one, so it is computed then, not for every record.
+ */
+function recordDigest(r: IngestRecord): Buffer {
+  return sha256(JSON.stringify(r));
+}
+
 async function applyOnce(t: Tx, key: BatchKey): Promise<ApplyOutcome> {
+  await relaxCommit(t);
   const batch = await lockBatch(t, key);
   if (!batch) return { status: 'skipped', reason: 'missing' };
   if (batch.status !== 'queued') return { status: 'skipped', reason: batch.status };
@@ -51,7 +61,6 @@ async function applyOnce(t: Tx, key: BatchKey): Promise<ApplyOutcome> {
   const idOf = (r: IngestRecord) => recordId(key.resource, r);
   const stored = new Map((await storedRevisions(t, table, key.siteId, records.map(idOf))).map((s) => [s.id, s]));
 
-  const digests = records.map((_, i) => recordDigestAt(batch.record_digests!, i));
   const toApply: number[] = [];
   const conflicts: FieldError[] = [];
   let unchanged = 0;
@@ -59,7 +68,7 @@ async function applyOnce(t: Tx, key: BatchKey): Promise<ApplyOutcome> {
   records.forEach((r, i) => {
     const s = stored.get(idOf(r));
     if (!s || r.revision > s.revision) toApply.push(i);
-    else if (r.revision === s.revision && s.content_digest.equals(digests[i]!)) unchanged++;
+    else if (r.revision === s.revision && s.content_digest.equals(recordDigest(r))) unchanged++;
     else if (r.revision === s.revision) {
       sameRevisionConflict = true;
       conflicts.push({ path: `/records/${i}`, message: `revision_conflict: revision ${r.revision} of ${idOf(r)} is already stored with other content` });
@@ -91,13 +100,8 @@ async function applyOnce(t: Tx, key: BatchKey): Promise<ApplyOutcome> {
   }
 
   if (toApply.length) {
-    const meta = { siteId: key.siteId, batchId: key.batchId, receivedAt: batch.received_at };
-    // One order for every writer, so two batches sharing records lock them alike instead of deadlocking.
-    const rows = toApply
-      .map((i) => table.toRow(records[i]!, { ...meta, digest: digests[i]! }))
-      .sort((a, b) => ((a[table.idColumn] as string) < (b[table.idColumn] as string) ? -1 : 1));
-    const written = await upsertRecords(t, table, rows);
-    if (written.length !== rows.length) throw new RaceLost(`${rows.length - written.length} records were stored concurrently with a newer revision`);
+    const written = await upsertRecords(t, table, key, toApply);
+    if (written.length !== toApply.length) throw new RaceLost(`${toApply.length - written.length} records were stored concurrently with a newer revision`);
   }
   await finishBatch(t, key, { status: 'completed', applied: toApply.length, unchanged, problem: null });
   return { status: 'completed', applied: toApply.length, unchanged };

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * Canonical JSON: object keys sorted (by UTF-16 code units) at every depth, no whitespace,
@@ -20,7 +20,8 @@ export function canonicalJson(value: unknown): string {
 }
 
 export function sha256(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
+  // The one-shot form: no Hash object per call, which shows when hashing 500 records a batch.
+  return hash('sha256', text, 'buffer');
 }
 
 /** How digests are shown to clients: `sha256:<64 hex digits>`. */
@@ -28,24 +29,16 @@ export function formatDigest(digest: Buffer): string {
   return `sha256:${digest.toString('hex')}`;
 }
 
-export const DIGEST_BYTES = 32;
-
 /**
- * The canonical form of a batch's records: the JSON array stored as its payload, the batch
- * digest (SHA-256 of that array's text), and each record's digest (SHA-256 of its canonical
- * JSON), concatenated in order so the worker need not canonicalize again.
+ * The canonical form of a batch's validated records: the JSON array stored as its payload and
+ * the batch digest (SHA-256 of that array's text). A record's own digest is SHA-256 of its
+ * element of that array (computed where needed: apply.ts, upsert-records.sql).
  *
- * `sortedKeys` lists every key the records can hold, sorted: JSON.stringify with it as the
- * replacer writes each object's keys in that order at every depth, which is canonicalJson's
- * output at native speed (validated records hold no other keys; a test holds the two equal).
+ * Plain JSON.stringify is canonical here because the record schemas declare their fields in
+ * sorted order and zod writes its output in that order (schemas.ts, sortedStrictObject); a
+ * test holds this equal to canonicalJson for every resource.
  */
-export function canonicalBatch(records: readonly unknown[], sortedKeys: readonly string[]): { payload: string; digest: Buffer; recordDigests: Buffer } {
-  const texts = records.map((r) => JSON.stringify(r, sortedKeys as string[]));
-  const payload = '[' + texts.join(',') + ']';
-  return { payload, digest: sha256(payload), recordDigests: Buffer.concat(texts.map(sha256)) };
-}
-
-/** The i-th record digest of `canonicalBatch().recordDigests`. */
-export function recordDigestAt(recordDigests: Buffer, i: number): Buffer {
-  return recordDigests.subarray(i * DIGEST_BYTES, (i + 1) * DIGEST_BYTES);
+export function canonicalBatch(records: readonly unknown[]): { payload: string; digest: Buffer } {
+  const payload = JSON.stringify(records);
+  return { payload, digest: sha256(payload) };
 }

@@ -2,7 +2,7 @@ import type { Resource } from '../auth/scopes.ts';
 import type { Db } from '../db/connection.ts';
 import { sqlFile } from '../db/sql-file.ts';
 import type { BatchKey, BatchProblem, BatchRow, BatchStatus } from './receipt.ts';
-import type { RecordRow, RecordTable } from './tables.ts';
+import type { RecordTable } from './tables.ts';
 
 const q = {
   accept: sqlFile('ingest/batch-accept.sql'),
@@ -13,6 +13,7 @@ const q = {
   storedRevisions: sqlFile('ingest/stored-revisions.sql'),
   storedMoney: sqlFile('ingest/stored-money.sql'),
   upsert: sqlFile('ingest/upsert-records.sql'),
+  relaxedCommit: sqlFile('ingest/apply-relaxed-commit.sql'),
 };
 
 /** The channel batch-finish.sql notifies on; the payload is `site/resource/batch_id`. */
@@ -27,7 +28,7 @@ type Queryable = Pick<Db, 'one' | 'oneOrNone' | 'any' | 'none'>;
 
 const params = (k: BatchKey) => ({ siteId: k.siteId, resource: k.resource, batchId: k.batchId });
 
-export function acceptBatch(db: Queryable, key: BatchKey, b: { digest: Buffer; received: number; payload: string; recordDigests: Buffer }): Promise<(BatchRow & { created: boolean }) | null> {
+export function acceptBatch(db: Queryable, key: BatchKey, b: { digest: Buffer; received: number; payload: string }): Promise<(BatchRow & { created: boolean }) | null> {
   return db.oneOrNone(q.accept, { ...params(key), ...b });
 }
 
@@ -35,7 +36,12 @@ export function findBatch(db: Queryable, key: BatchKey): Promise<BatchRow | null
   return db.oneOrNone<BatchRow>(q.find, params(key));
 }
 
-export function lockBatch(db: Queryable, key: BatchKey): Promise<{ status: BatchStatus; payload: string | null; record_digests: Buffer | null; received_at: Date } | null> {
+/** In a transaction that only applies a stored batch: commit without waiting for the WAL flush. */
+export function relaxCommit(db: Queryable): Promise<null> {
+  return db.none(q.relaxedCommit);
+}
+
+export function lockBatch(db: Queryable, key: BatchKey): Promise<{ status: BatchStatus; payload: string | null; received_at: Date } | null> {
   return db.oneOrNone(q.lock, params(key));
 }
 
@@ -61,8 +67,15 @@ export function storedMoney(db: Queryable, t: RecordTable, siteId: string, ids: 
   return db.any(q.storedMoney, { table: t.table, idColumn: t.idColumn, siteId, ids });
 }
 
-/** Upserts rows guarded by revision; returns the ids actually written. */
-export async function upsertRecords(db: Queryable, t: RecordTable, rows: readonly RecordRow[]): Promise<string[]> {
-  const written = await db.any<{ id: string }>(q.upsert, { rows: JSON.stringify(rows), table: t.table, idColumn: t.idColumn, assignments: t.assignments });
+/** Upserts the records at `positions` (0-based) of a stored batch, guarded by revision; returns the ids written. */
+export async function upsertRecords(db: Queryable, t: RecordTable, key: BatchKey, positions: readonly number[]): Promise<string[]> {
+  const written = await db.any<{ id: string }>(q.upsert, {
+    ...params(key),
+    apply: positions.map((i) => i + 1),
+    table: t.table,
+    idColumn: t.idColumn,
+    assignments: t.assignments,
+    ...t.upsert,
+  });
   return written.map((r) => r.id);
 }

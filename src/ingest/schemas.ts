@@ -25,6 +25,16 @@ export const Timestamp = z
     return z.NEVER;
   });
 
+/**
+ * A strict object whose fields are declared in sorted order. zod writes its output in the order
+ * of the shape, so a validated record serializes with sorted keys at every depth: plain
+ * JSON.stringify, on V8's fast path, yields its canonical JSON (see canonical.ts).
+ */
+function sortedStrictObject<T extends Record<string, z.ZodType>>(shape: T) {
+  const sorted = Object.fromEntries(Object.entries(shape).sort(([a], [b]) => (a < b ? -1 : 1))) as T;
+  return z.strictObject(sorted);
+}
+
 export const Currency = z.string().regex(/^[A-Z]{3}$/, 'must be a three-letter upper-case ISO 4217 code');
 export const AmountMinor = z.int().min(0).max(1_000_000_000_000);
 const FreeText = z.string().max(160);
@@ -37,13 +47,13 @@ const common = {
 };
 
 export const RECORD_SCHEMAS = {
-  customers: z.strictObject({
+  customers: sortedStrictObject({
     ...common,
     customer_id: Identifier,
     status: z.enum(['active', 'inactive', 'deleted']),
     created_at: Timestamp,
   }),
-  events: z.strictObject({
+  events: sortedStrictObject({
     ...common,
     event_id: Identifier,
     event_type: z.enum(['visit', 'registration_completed', 'activation_completed', 'usage', 'workflow_completed', 'order_paid', 'subscription_cancelled']),
@@ -51,8 +61,8 @@ export const RECORD_SCHEMAS = {
     campaign_id: Identifier.optional(),
     session_id: Identifier.optional(),
     activation_definition: Identifier.optional(),
-    properties: z
-      .strictObject({
+    properties:
+      sortedStrictObject({
         product_category: FreeText.optional(),
         plan_id: Identifier.optional(),
         feature: FreeText.optional(),
@@ -60,10 +70,9 @@ export const RECORD_SCHEMAS = {
         device: z.enum(['desktop', 'mobile', 'tablet', 'other']).optional(),
         country: z.string().regex(/^[A-Z]{2}$/, 'must be a two-letter upper-case country code').optional(),
         quantity: z.int().min(0).max(1_000_000).optional(),
-      })
-      .optional(),
+      }).optional(),
   }),
-  orders: z.strictObject({
+  orders: sortedStrictObject({
     ...common,
     order_id: Identifier,
     external_user_id: Identifier.optional(),
@@ -72,7 +81,7 @@ export const RECORD_SCHEMAS = {
     status: z.enum(['pending', 'paid', 'cancelled', 'expired']),
     plan_id: Identifier.optional(),
   }),
-  payments: z.strictObject({
+  payments: sortedStrictObject({
     ...common,
     payment_id: Identifier,
     order_id: Identifier,
@@ -81,7 +90,7 @@ export const RECORD_SCHEMAS = {
     currency: Currency,
     status: z.enum(['pending', 'succeeded', 'failed']),
   }),
-  refunds: z.strictObject({
+  refunds: sortedStrictObject({
     ...common,
     refund_id: Identifier,
     payment_id: Identifier,
@@ -89,7 +98,7 @@ export const RECORD_SCHEMAS = {
     currency: Currency,
     status: z.enum(['pending', 'succeeded', 'failed']),
   }),
-  subscriptions: z.strictObject({
+  subscriptions: sortedStrictObject({
     ...common,
     subscription_id: Identifier,
     external_user_id: Identifier,
@@ -100,7 +109,7 @@ export const RECORD_SCHEMAS = {
     amount_minor: AmountMinor,
     currency: Currency,
   }),
-  costs: z.strictObject({
+  costs: sortedStrictObject({
     ...common,
     cost_id: Identifier,
     amount_minor: AmountMinor,
@@ -110,7 +119,7 @@ export const RECORD_SCHEMAS = {
     category: z.enum(['usage', 'infrastructure', 'operations', 'other']),
     event_id: Identifier.optional(),
   }),
-  campaigns: z.strictObject({
+  campaigns: sortedStrictObject({
     ...common,
     campaign_id: Identifier,
     name: FreeText,
@@ -120,7 +129,7 @@ export const RECORD_SCHEMAS = {
     starts_at: Timestamp,
     ends_at: Timestamp.optional(),
   }),
-  expenses: z.strictObject({
+  expenses: sortedStrictObject({
     ...common,
     expense_id: Identifier,
     campaign_id: Identifier,
@@ -130,7 +139,7 @@ export const RECORD_SCHEMAS = {
     period_end: Timestamp,
     cost_scope: z.enum(['advertising', 'content', 'agency', 'other']),
   }),
-  observations: z.strictObject({
+  observations: sortedStrictObject({
     ...common,
     observation_id: Identifier,
     target_ref: Identifier,
@@ -140,7 +149,7 @@ export const RECORD_SCHEMAS = {
     latency_ms: z.int().min(0).max(3_600_000).nullable(),
     region: FreeText.optional(),
   }),
-  summaries: z.strictObject({
+  summaries: sortedStrictObject({
     ...common,
     summary_id: Identifier,
     metric: z.enum(['visits', 'registrations', 'activations', 'active_users', 'receipts', 'refunds', 'costs']),
@@ -150,9 +159,7 @@ export const RECORD_SCHEMAS = {
     unit: z.enum(['count', 'minor_currency']),
     currency: Currency.optional(),
     definition_version: Identifier,
-    dimensions: z
-      .strictObject({ channel: FreeText.optional(), campaign_id: Identifier.optional() })
-      .default(() => ({})),
+    dimensions: sortedStrictObject({ channel: FreeText.optional(), campaign_id: Identifier.optional() }).default(() => ({})),
   }),
 } as const satisfies Record<Resource, z.ZodType>;
 
@@ -207,18 +214,3 @@ export function batchJsonSchema(resource: Resource): Record<string, unknown> {
 export function recordId(resource: Resource, record: IngestRecord): string {
   return (record as Record<string, unknown>)[ID_FIELD[resource]] as string;
 }
-
-function fieldNames(schema: z.ZodType): string[] {
-  let s: z.ZodType = schema;
-  while (s instanceof z.ZodOptional || s instanceof z.ZodDefault || s instanceof z.ZodNullable) s = s.unwrap() as z.ZodType;
-  if (!(s instanceof z.ZodObject)) return [];
-  return Object.entries(s.shape as Record<string, z.ZodType>).flatMap(([k, v]) => [k, ...fieldNames(v)]);
-}
-
-/**
- * Every field name a record of the resource can hold, nested ones included, sorted. As the
- * replacer of JSON.stringify it yields canonical JSON natively (see canonicalBatch).
- */
-export const SORTED_FIELD_NAMES = Object.fromEntries(
-  RESOURCES.map((r) => [r, [...new Set(fieldNames(RECORD_SCHEMAS[r]))].sort()]),
-) as unknown as Record<Resource, readonly string[]>;

@@ -8,7 +8,7 @@ import { canonicalBatch, formatDigest } from './canonical.ts';
 import { batchCompletions, type BatchWatch } from './completions.ts';
 import { presentReceipt, receiptPath, type BatchKey, type BatchRow } from './receipt.ts';
 import { acceptBatch, batchChannelKey, findBatch } from './repo.ts';
-import { BATCH_SCHEMAS, SORTED_FIELD_NAMES, type IngestBatch } from './schemas.ts';
+import { BATCH_SCHEMAS, type IngestBatch } from './schemas.ts';
 import { batchSemanticErrors } from './semantic.ts';
 
 /**
@@ -30,7 +30,7 @@ export async function ingestBatch(ctx: RequestContext, app: AppContext, resource
     throw new HttpError('semantic_invalid', { detail: `${semantic.length} semantic violations; nothing was stored`, errors: semantic });
   }
   const key: BatchKey = { siteId: ctx.params.siteId!.toLowerCase(), resource, batchId: body.batch_id };
-  const canonical = canonicalBatch(body.records, SORTED_FIELD_NAMES[resource]);
+  const canonical = canonicalBatch(body.records);
   const { digest } = canonical;
 
   const stored = await accept(app, key, { ...canonical, received: body.records.length });

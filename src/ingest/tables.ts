@@ -4,38 +4,40 @@ import { pgp } from '../db/connection.ts';
 import { ID_FIELD, type IngestRecord } from './schemas.ts';
 
 type Fields = Record<string, unknown>;
-type Column = readonly [name: string, read: (r: Fields) => unknown];
 
-const top = (...names: string[]): Column[] => names.map((n) => [n, (r) => r[n] ?? null] as const);
-const nested = (object: string, ...names: string[]): Column[] =>
-  names.map((n) => [n, (r) => (r[object] as Fields | undefined)?.[n] ?? null] as const);
+/** Typed columns: top-level fields, and fields of one nested object copied up. */
+interface TypedColumns {
+  top: readonly string[];
+  nested?: { object: string; fields: readonly string[] };
+}
 
 /**
  * The typed columns of each record table (sql/migrations/0002_ingest.sql), beside the ones
- * every table has. They hold what analytics filters and groups on; `record` keeps the whole
- * record as ingested. A test checks this list against the database.
+ * every table has. Each is named like the record field it copies, so PostgreSQL's
+ * jsonb_populate_record fills them by name. They hold what analytics filters and groups on;
+ * `record` keeps the whole record as ingested. A test checks the tables against this list.
  */
-const TYPED_COLUMNS: Record<Resource, readonly Column[]> = {
-  customers: top('status', 'created_at'),
-  events: [
-    ...top('event_type', 'external_user_id', 'campaign_id', 'session_id', 'activation_definition'),
-    ...nested('properties', 'channel', 'plan_id', 'quantity'),
-  ],
-  orders: top('external_user_id', 'amount_minor', 'currency', 'status', 'plan_id'),
-  payments: top('order_id', 'external_user_id', 'amount_minor', 'currency', 'status'),
-  refunds: top('payment_id', 'amount_minor', 'currency', 'status'),
-  subscriptions: top('external_user_id', 'plan_id', 'status', 'period_start', 'period_end', 'amount_minor', 'currency'),
-  costs: top('amount_minor', 'currency', 'period_start', 'period_end', 'category', 'event_id'),
-  campaigns: top('name', 'channel', 'content_ref', 'status', 'starts_at', 'ends_at'),
-  expenses: top('campaign_id', 'amount_minor', 'currency', 'period_start', 'period_end', 'cost_scope'),
-  observations: top('target_ref', 'target_type', 'status', 'latency_ms', 'region'),
-  summaries: [
-    ...top('metric', 'period_start', 'period_end', 'value', 'unit', 'currency', 'definition_version'),
-    ...nested('dimensions', 'channel', 'campaign_id'),
-  ],
+const TYPED_COLUMNS: Record<Resource, TypedColumns> = {
+  customers: { top: ['status', 'created_at'] },
+  events: {
+    top: ['event_type', 'external_user_id', 'campaign_id', 'session_id', 'activation_definition'],
+    nested: { object: 'properties', fields: ['channel', 'plan_id', 'quantity'] },
+  },
+  orders: { top: ['external_user_id', 'amount_minor', 'currency', 'status', 'plan_id'] },
+  payments: { top: ['order_id', 'external_user_id', 'amount_minor', 'currency', 'status'] },
+  refunds: { top: ['payment_id', 'amount_minor', 'currency', 'status'] },
+  subscriptions: { top: ['external_user_id', 'plan_id', 'status', 'period_start', 'period_end', 'amount_minor', 'currency'] },
+  costs: { top: ['amount_minor', 'currency', 'period_start', 'period_end', 'category', 'event_id'] },
+  campaigns: { top: ['name', 'channel', 'content_ref', 'status', 'starts_at', 'ends_at'] },
+  expenses: { top: ['campaign_id', 'amount_minor', 'currency', 'period_start', 'period_end', 'cost_scope'] },
+  observations: { top: ['target_ref', 'target_type', 'status', 'latency_ms', 'region'] },
+  summaries: {
+    top: ['metric', 'period_start', 'period_end', 'value', 'unit', 'currency', 'definition_version'],
+    nested: { object: 'dimensions', fields: ['channel', 'campaign_id'] },
+  },
 };
 
-/** One row of a record table as JSON the upsert's json_populate_recordset reads: column → value. */
+/** One row of a record table: column → value. */
 export type RecordRow = Record<string, unknown>;
 
 export interface RecordTable {
@@ -48,30 +50,45 @@ export interface RecordTable {
   columnSet: ColumnSet;
   /** `SET col = EXCLUDED.col, …` for every column but the key. */
   assignments: string;
+  /** SQL pieces of sql/ingest/upsert-records.sql: its column list, select list and fields. */
+  upsert: { columns: string; select: string; fields: string };
+  /** The row a record becomes, as JS values (the bench COPYs these). */
   toRow(record: IngestRecord, meta: { siteId: string; batchId: string; receivedAt: Date; digest: Buffer }): RecordRow;
 }
 
 function recordTable(resource: Resource): RecordTable {
   const idColumn = ID_FIELD[resource];
   const typed = TYPED_COLUMNS[resource];
+  const typedNames = [...typed.top, ...(typed.nested?.fields ?? [])];
   const table = `ingest_${resource}`;
   const columnSet = new pgp.helpers.ColumnSet(
-    [
-      'site_id', idColumn, 'revision', 'source', 'occurred_at',
-      ...typed.map(([name]) => name),
-      'record',
-      'content_digest', 'batch_id', 'received_at',
-    ],
+    ['site_id', idColumn, 'revision', 'source', 'occurred_at', ...typedNames, 'record', 'content_digest', 'batch_id', 'received_at'],
     { table },
   );
+  // Columns the batch row supplies; every other one comes from the record (`r.` below).
+  const fromBatch: Record<string, string> = {
+    site_id: 'b.site_id',
+    record: 'x.j',
+    // A json element keeps its text as stored: the record's canonical JSON, as digested in canonical.ts.
+    content_digest: "sha256(convert_to(e.rec::text, 'UTF8'))",
+    batch_id: 'b.batch_id',
+    received_at: 'b.received_at',
+  };
+  const names = columnSet.columns.map((c) => c.name);
   return {
     resource,
     table,
     idColumn,
     columnSet,
     assignments: columnSet.assignColumns({ from: 'EXCLUDED', skip: ['site_id', idColumn] }),
+    upsert: {
+      columns: names.map((n) => pgp.as.name(n)).join(', '),
+      select: names.map((n) => fromBatch[n] ?? `r.${pgp.as.name(n)}`).join(', '),
+      fields: typed.nested ? `x.j || coalesce(x.j -> ${pgp.as.text(typed.nested.object)}, '{}'::jsonb)` : 'x.j',
+    },
     toRow(record, meta) {
       const r = record as Fields;
+      const nested = typed.nested ? ((r[typed.nested.object] as Fields | undefined) ?? {}) : {};
       const row: RecordRow = {
         site_id: meta.siteId,
         [idColumn]: r[idColumn],
@@ -79,12 +96,12 @@ function recordTable(resource: Resource): RecordTable {
         source: r.source,
         occurred_at: r.occurred_at,
         record,
-        // bytea's text input form, as json_populate_recordset hands strings to the column type.
         content_digest: `\\x${meta.digest.toString('hex')}`,
         batch_id: meta.batchId,
         received_at: meta.receivedAt.toISOString(),
       };
-      for (const [name, read] of typed) row[name] = read(r);
+      for (const n of typed.top) row[n] = r[n] ?? null;
+      for (const n of typed.nested?.fields ?? []) row[n] = nested[n] ?? null;
       return row;
     },
   };

@@ -37,7 +37,9 @@ export interface RadarProcess {
  * (its "front door listening" or "workers started" log line), so a test can SIGKILL it.
  */
 export function spawnRadar(args: readonly string[], env: Record<string, string>, timeoutMs = 30_000): Promise<RadarProcess> {
-  const proc = spawn(process.execPath, [RADAR, ...args], {
+  // RADAR_CHILD_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the children.
+  const nodeArgs = (process.env.RADAR_CHILD_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const proc = spawn(process.execPath, [...nodeArgs, RADAR, ...args], {
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

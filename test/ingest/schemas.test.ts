@@ -4,7 +4,7 @@ import { RESOURCES } from '../../src/auth/scopes.ts';
 import { HttpError } from '../../src/errors/http-error.ts';
 import { parseWith } from '../../src/http/validate.ts';
 import { canonicalBatch, canonicalJson } from '../../src/ingest/canonical.ts';
-import { BATCH_SCHEMAS, batchJsonSchema, SORTED_FIELD_NAMES } from '../../src/ingest/schemas.ts';
+import { BATCH_SCHEMAS, batchJsonSchema } from '../../src/ingest/schemas.ts';
 import { batchSemanticErrors, referenceErrors } from '../../src/ingest/semantic.ts';
 import { normalizeTimestamp } from '../../src/ingest/timestamp.ts';
 import { batch, sampleRecord } from './fixtures.ts';
@@ -98,16 +98,16 @@ describe('canonical JSON and digests', () => {
     const a = parseWith(BATCH_SCHEMAS.events, batch('events', 'b', [{ event_id: 'e1', event_type: 'visit', source: 'manual', occurred_at: '2026-01-01T08:00:00+08:00', properties: { device: 'mobile', channel: 'x' } }]));
     const b = parseWith(BATCH_SCHEMAS.events, batch('events', 'b', [{ properties: { channel: 'x', device: 'mobile' }, revision: 1, occurred_at: '2026-01-01T00:00:00Z', source: 'manual', event_type: 'visit', event_id: 'e1' }]));
     const c = parseWith(BATCH_SCHEMAS.events, batch('events', 'b', [{ event_id: 'e1', event_type: 'visit', source: 'manual', occurred_at: '2026-01-01T00:00:00Z', revision: 2 }]));
-    const digest = (x: typeof a) => canonicalBatch(x.records, SORTED_FIELD_NAMES.events).digest.toString('hex');
+    const digest = (x: typeof a) => canonicalBatch(x.records).digest.toString('hex');
     assert.equal(digest(a), digest(b));
     assert.notEqual(digest(a), digest(c));
   });
 
-  test('the fast canonical form equals the sorted-keys definition for every resource', () => {
+  test('plain JSON.stringify of validated records is canonical JSON for every resource', () => {
     for (const r of RESOURCES) {
       const extra = r === 'events' ? { campaign_id: 'c', activation_definition: 'a', properties: { product_category: 'p', plan_id: 'x', feature: 'f', channel: 'c', device: 'tablet', country: 'DE', quantity: 1 } } : {};
       const out = parseWith(BATCH_SCHEMAS[r], batch(r, 'b', [sampleRecord(r, 1, extra)]));
-      const { payload } = canonicalBatch(out.records, SORTED_FIELD_NAMES[r]);
+      const { payload } = canonicalBatch(out.records);
       assert.equal(payload, canonicalJson(out.records), r);
     }
   });
