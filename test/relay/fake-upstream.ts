@@ -190,7 +190,17 @@ export async function startFakeUpstream(options: FakeOptions = {}, port = 0): Pr
       const ok = res.write(frame);
       stats.bytes += Buffer.byteLength(frame);
       // A real provider's server stops producing when the socket is full.
-      if (!ok && !res.destroyed) await Promise.race([once(res, 'drain'), once(res, 'close')]);
+      if (!ok && !res.destroyed) {
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            res.off('drain', done);
+            res.off('close', done);
+            resolve();
+          };
+          res.on('drain', done);
+          res.on('close', done);
+        });
+      }
     };
     const finishStream = () => {
       if (res.destroyed) return;

@@ -1,0 +1,314 @@
+/**
+ * `npm run bench:relay` — the relay against a fake provider on loopback, measured three ways
+ * in one run: (a) straight to the provider, (b) through nginx `proxy_pass` with buffering off,
+ * (c) through Radar. Prints requests/s and p50/p99 latency for non-streaming calls and for
+ * 200-chunk streams, the latency Radar adds to sequential calls, and Radar's peak RSS while
+ * it serves many slow-reading streams.
+ *
+ * Environment: BENCH_SECONDS (per load phase, default 5), BENCH_CONCURRENCY (default 32),
+ * BENCH_SEQUENTIAL (calls, default 2000), BENCH_SLOW_STREAMS (default 1000), BENCH_PROFILE_DIR
+ * (when set, Radar runs with --cpu-prof and writes its profile there).
+ * Needs PostgreSQL and Redis as Radar does (DATABASE_URL's server, REDIS_URL); nginx is
+ * optional (Debian: `apt-get install -y nginx`); without it the nginx column is skipped.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+import { hashSecret } from '../src/auth/secrets.ts';
+import { createDb } from '../src/db/connection.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { newRelayKey } from '../src/relay/keys.ts';
+import { insertChannel, insertKey } from '../src/relay/repo.ts';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 2000);
+const SLOW_STREAMS = Number(process.env.BENCH_SLOW_STREAMS ?? 1000);
+const PG = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/radar';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+const children: ChildProcess[] = [];
+const cleanups: (() => Promise<unknown>)[] = [];
+
+async function freePort(): Promise<number> {
+  const s = net.createServer().listen(0, '127.0.0.1');
+  await once(s, 'listening');
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+async function waitForPort(port: number, child: ChildProcess, what: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}`);
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = net.connect(port, '127.0.0.1', () => {
+        s.destroy();
+        resolve(true);
+      }).on('error', () => resolve(false));
+    });
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`${what} did not listen on ${port}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+function start(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+  const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(child);
+  return child;
+}
+
+/** A fake provider in its own process, so it never competes with the load generator's loop. */
+async function startFake(args: string[]): Promise<{ url: string; pid: number }> {
+  const child = start(process.execPath, ['--import', 'tsx', 'test/relay/fake-upstream.ts', ...args]);
+  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+  return { url: (JSON.parse(line) as { url: string }).url, pid: child.pid! };
+}
+
+async function startNginx(upstreamPort: number): Promise<{ url: string; pids: number[] } | null> {
+  if (spawnSync('nginx', ['-v']).error) {
+    console.log('nginx not found: the nginx column is skipped. Install it with `apt-get install -y nginx` (Debian/Ubuntu).');
+    return null;
+  }
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'radar-bench-nginx-'));
+  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  const port = await freePort();
+  // One worker, like Radar's one event loop; buffering off in both directions so nginx
+  // forwards each frame as it comes, which is what a streaming relay must do.
+  await writeFile(path.join(dir, 'nginx.conf'), `
+worker_processes 1;
+daemon off;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 8192; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/body;
+  proxy_temp_path ${dir}/proxy;
+  fastcgi_temp_path ${dir}/fastcgi;
+  uwsgi_temp_path ${dir}/uwsgi;
+  scgi_temp_path ${dir}/scgi;
+  upstream fake { server 127.0.0.1:${upstreamPort}; keepalive 512; }
+  server {
+    listen 127.0.0.1:${port};
+    location / {
+      proxy_pass http://fake;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_buffering off;
+      proxy_request_buffering off;
+    }
+  }
+}
+`);
+  const child = start('nginx', ['-p', dir, '-c', path.join(dir, 'nginx.conf')]);
+  await waitForPort(port, child, 'nginx');
+  const workers = spawnSync('pgrep', ['-P', String(child.pid)], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
+  return { url: `http://127.0.0.1:${port}`, pids: [child.pid!, ...workers] };
+}
+
+interface Target {
+  name: string;
+  url: string;
+  headers: Record<string, string>;
+  /** Processes doing the forwarding, whose CPU time is charged to each call. */
+  pids: number[];
+}
+
+/** User + system CPU milliseconds a process has used so far. */
+async function cpuMs(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime, stime in USER_HZ (100)
+}
+
+async function cpuOf(pids: readonly number[]): Promise<number> {
+  let total = 0;
+  for (const pid of pids) total += await cpuMs(pid);
+  return total;
+}
+
+const CHAT = JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 16 });
+const STREAM = JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: 'hello there' }], stream: true });
+
+async function once_(pool: Pool, t: Target, body: string, stream: boolean): Promise<number> {
+  const t0 = performance.now();
+  const res = await pool.request({ method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'application/json', ...t.headers }, body });
+  let last = '';
+  for await (const chunk of res.body) last = (chunk as Buffer).toString('utf8', Math.max(0, (chunk as Buffer).length - 20));
+  if (res.statusCode !== 200) throw new Error(`${t.name}: status ${res.statusCode}`);
+  if (stream && !last.includes('[DONE]')) throw new Error(`${t.name}: stream did not end with [DONE]`);
+  return performance.now() - t0;
+}
+
+function pct(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  /** CPU milliseconds the forwarding processes spent per call (direct: the provider's own). */
+  cpuPerCall: number;
+}
+
+async function load(t: Target, body: string, stream: boolean, concurrency: number, seconds: number): Promise<LoadResult> {
+  const pool = new Pool(t.url, { connections: concurrency, pipelining: 1 });
+  try {
+    // Warm-up: connections, JIT, caches.
+    await Promise.all(Array.from({ length: concurrency }, () => once_(pool, t, body, stream)));
+    const latencies: number[] = [];
+    const cpu0 = await cpuOf(t.pids);
+    const started = performance.now();
+    const end = started + seconds * 1000;
+    await Promise.all(Array.from({ length: concurrency }, async () => {
+      while (performance.now() < end) latencies.push(await once_(pool, t, body, stream));
+    }));
+    const elapsed = (performance.now() - started) / 1000;
+    const cpuPerCall = ((await cpuOf(t.pids)) - cpu0) / latencies.length;
+    latencies.sort((a, b) => a - b);
+    return { rps: latencies.length / elapsed, p50: pct(latencies, 50), p99: pct(latencies, 99), cpuPerCall };
+  } finally {
+    await pool.close();
+  }
+}
+
+async function sequential(t: Target, n: number): Promise<LoadResult> {
+  const pool = new Pool(t.url, { connections: 1 });
+  try {
+    for (let i = 0; i < 200; i++) await once_(pool, t, CHAT, false);
+    const latencies: number[] = [];
+    const cpu0 = await cpuOf(t.pids);
+    const started = performance.now();
+    for (let i = 0; i < n; i++) latencies.push(await once_(pool, t, CHAT, false));
+    const elapsed = (performance.now() - started) / 1000;
+    const cpuPerCall = ((await cpuOf(t.pids)) - cpu0) / n;
+    latencies.sort((a, b) => a - b);
+    return { rps: n / elapsed, p50: pct(latencies, 50), p99: pct(latencies, 99), cpuPerCall };
+  } finally {
+    await pool.close();
+  }
+}
+
+async function rssOf(pid: number): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) * 1024;
+}
+
+/**
+ * Many streams whose clients read one socket buffer every 200 ms. Without backpressure the
+ * relay would buffer what the provider sends at full speed (8 MiB per stream here).
+ */
+async function slowReaders(port: number, key: string, pid: number, n: number, seconds: number): Promise<{ peak: number; before: number; after: number; bytes: number }> {
+  const before = await rssOf(pid);
+  let bytes = 0;
+  const body = JSON.stringify({ model: 'bench-big', messages: [{ role: 'user', content: 'go' }], stream: true });
+  const request = `POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  const sockets: net.Socket[] = [];
+  for (let i = 0; i < n; i++) {
+    const s = net.connect(port, '127.0.0.1');
+    s.setNoDelay(true);
+    s.on('error', () => undefined);
+    s.on('data', (d) => {
+      bytes += d.length;
+      s.pause();
+    });
+    s.write(request);
+    sockets.push(s);
+    if (i % 100 === 99) await new Promise((r) => setTimeout(r, 20));
+  }
+  const tick = setInterval(() => sockets.forEach((s) => s.resume()), 200);
+  let peak = before;
+  const end = Date.now() + seconds * 1000;
+  while (Date.now() < end) {
+    peak = Math.max(peak, await rssOf(pid));
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  clearInterval(tick);
+  sockets.forEach((s) => s.destroy());
+  await new Promise((r) => setTimeout(r, 1000));
+  return { peak, before, after: await rssOf(pid), bytes };
+}
+
+const ms = (v: number) => v.toFixed(3).padStart(8);
+const MB = (v: number) => `${(v / 1024 / 1024).toFixed(0)} MB`;
+
+async function main(): Promise<void> {
+  const fake = await startFake(['--chunks', '200']);
+  const fakeUrl = fake.url;
+  const bigFakeUrl = (await startFake(['--chunks', '2000', '--pad', '4096'])).url;
+
+  const dbUrl = new URL(PG);
+  dbUrl.pathname = `/radar_bench_${Date.now().toString(36)}`;
+  await migrate(dbUrl.toString());
+  const db = createDb({ url: dbUrl.toString(), poolSize: 1, applicationName: 'radar-bench' });
+  cleanups.push(async () => {
+    await db.$pool.end();
+    const adminUrl = new URL(PG);
+    adminUrl.pathname = '/postgres';
+    const admin = createDb({ url: adminUrl.toString(), poolSize: 1, applicationName: 'radar-bench' });
+    await admin.none('DROP DATABASE IF EXISTS $1:name WITH (FORCE)', [dbUrl.pathname.slice(1)]).finally(() => admin.$pool.end());
+  });
+  await insertChannel(db, { name: 'fake', baseUrl: `${fakeUrl}/v1`, apiKey: null, models: ['bench-model'], protocols: ['chat', 'responses', 'embeddings'], priority: 0, weight: 1 });
+  await insertChannel(db, { name: 'fake-big', baseUrl: `${bigFakeUrl}/v1`, apiKey: null, models: ['bench-big'], protocols: ['chat'], priority: 0, weight: 1 });
+  const key = newRelayKey();
+  await insertKey(db, { name: 'bench', keyHash: hashSecret(key), prefix: key.slice(0, 10), models: ['*'], group: 'default' });
+
+  const radarPort = await freePort();
+  const env = { DATABASE_URL: dbUrl.toString(), REDIS_URL, PORT: String(radarPort), HOST: '127.0.0.1', LOG_LEVEL: 'warn', QUEUE_PREFIX: `bench${Date.now().toString(36)}` };
+  const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+  const radar = start(process.execPath, [...profile, 'src/cli/radar.js', 'serve'], env);
+  start(process.execPath, ['src/cli/radar.js', 'work', '--queues', 'usage'], env);
+  await waitForPort(radarPort, radar, 'radar');
+  const nginx = await startNginx(Number(new URL(fakeUrl).port));
+
+  const targets: Target[] = [
+    { name: 'direct', url: fakeUrl, headers: {}, pids: [fake.pid] },
+    ...(nginx ? [{ name: 'nginx', url: nginx.url, headers: {}, pids: nginx.pids }] : []),
+    { name: 'radar', url: `http://127.0.0.1:${radarPort}`, headers: { authorization: `Bearer ${key}` }, pids: [radar.pid!] },
+  ];
+
+  console.log(`\nrelay benchmark — ${os.cpus().length} CPUs, ${SECONDS}s per phase, concurrency ${CONCURRENCY}, node ${process.version}`);
+  console.log('\nnon-streaming chat completions (concurrent)');
+  console.log('target      req/s    p50 ms   p99 ms   CPU ms/call');
+  for (const t of targets) {
+    const r = await load(t, CHAT, false, CONCURRENCY, SECONDS);
+    console.log(`${t.name.padEnd(8)} ${r.rps.toFixed(0).padStart(8)} ${ms(r.p50)} ${ms(r.p99)}   ${ms(r.cpuPerCall)}`);
+  }
+  console.log('\n200-chunk streams (concurrent; latency = whole stream)');
+  console.log('target   streams/s  chunks/s   p50 ms   p99 ms   CPU ms/stream');
+  for (const t of targets) {
+    const r = await load(t, STREAM, true, CONCURRENCY, SECONDS);
+    console.log(`${t.name.padEnd(8)} ${r.rps.toFixed(0).padStart(9)} ${(r.rps * 200).toFixed(0).padStart(9)} ${ms(r.p50)} ${ms(r.p99)}   ${ms(r.cpuPerCall)}`);
+  }
+  console.log(`\nsequential non-streaming calls (${SEQUENTIAL} on one connection)`);
+  console.log('target      req/s    p50 ms   p99 ms   added p50 ms   CPU ms/call');
+  const seq: Record<string, LoadResult> = {};
+  for (const t of targets) {
+    const r = await sequential(t, SEQUENTIAL);
+    seq[t.name] = r;
+    const added = t.name === 'direct' ? '' : ms(r.p50 - seq.direct!.p50);
+    console.log(`${t.name.padEnd(8)} ${r.rps.toFixed(0).padStart(8)} ${ms(r.p50)} ${ms(r.p99)}   ${added.padStart(8)}     ${ms(r.cpuPerCall)}`);
+  }
+  const slow = await slowReaders(radarPort, key, radar.pid!, SLOW_STREAMS, Math.max(5, SECONDS));
+  console.log(`\n${SLOW_STREAMS} concurrent slow-reading streams through radar (8 MiB each upstream)`);
+  console.log(`radar RSS: ${MB(slow.before)} before, peak ${MB(slow.peak)}, ${MB(slow.after)} after the clients left; clients read ${MB(slow.bytes)}`);
+  console.log(`\ntargets: radar added p50 < 1 ms (${(seq.radar!.p50 - seq.direct!.p50).toFixed(3)} ms), RSS < 300 MB (${MB(slow.peak)})`);
+}
+
+try {
+  await main();
+} finally {
+  for (const c of children) c.kill('SIGTERM');
+  await Promise.all(children.map((c) => (c.exitCode === null ? once(c, 'exit') : null)));
+  for (const step of cleanups.reverse()) await step().catch((err) => console.error('cleanup:', err));
+}
