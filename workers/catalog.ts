@@ -1,5 +1,6 @@
 import type { QueueWorker } from './definition.ts';
 import { ingestWorker } from './ingest.ts';
+import { rollupWorker } from './rollup.ts';
 import { usageWorker } from './usage.ts';
 
 /**
@@ -8,5 +9,6 @@ import { usageWorker } from './usage.ts';
  */
 export const QUEUE_WORKERS: readonly QueueWorker[] = [
   ingestWorker,
+  rollupWorker,
   usageWorker,
 ];

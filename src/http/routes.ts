@@ -1,4 +1,5 @@
 import { accountRoutes } from '../accounts/routes.ts';
+import { analyticsRoutes } from '../analytics/routes.ts';
 import { credentialRoutes } from '../credentials/routes.ts';
 import { ingestRoutes } from '../ingest/routes.ts';
 import { recordRoutes } from '../records/routes.ts';
@@ -17,6 +18,7 @@ export function allRoutes(isDraining: () => boolean): Route[] {
     ...credentialRoutes,
     ...ingestRoutes,
     ...recordRoutes,
+    ...analyticsRoutes,
     ...relayRoutes,
   ];
   return [...routes, openApiRoute(routes)];

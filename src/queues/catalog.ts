@@ -35,6 +35,15 @@ const IngestApplyPayload = z.strictObject({
   batch_id: z.string().regex(IDENTIFIER_PATTERN),
 });
 
+export const ROLLUP_QUEUE = 'rollup';
+
+const RollupSitePayload = z.strictObject({
+  site_id: z.uuid(),
+  /** The coalescing slot the job was enqueued in (src/analytics/enqueue.ts). */
+  slot: z.int().nonnegative(),
+});
+const RollupSweepPayload = z.strictObject({});
+
 export const JOBS = {
   /** Applies one stored batch (workers/ingest.ts). */
   ingestApply: {
@@ -51,6 +60,28 @@ export const JOBS = {
       removeOnFail: true,
     },
   } satisfies JobDefinition<typeof IngestApplyPayload>,
+  /**
+   * Folds a site's changed hours into its analytics rollups (workers/rollup.ts). One id per
+   * site and coalescing slot: every batch of a slot shares one job, and a batch arriving
+   * while that job runs belongs to a later slot, so it gets a job of its own.
+   */
+  rollupSite: {
+    queue: ROLLUP_QUEUE,
+    name: 'rollup.site',
+    schema: RollupSitePayload,
+    jobId: (d) => `rollup-${d.site_id}-${d.slot}`,
+    // The dirty hours stay in PostgreSQL until a rollup commits, and the sweep enqueues
+    // any site left with some, so a failed job need not keep its id.
+    options: { attempts: 5, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: true, removeOnFail: true },
+  } satisfies JobDefinition<typeof RollupSitePayload>,
+  /** Enqueues a rollup for every site with changed hours; made by the `rollup-sweep` job scheduler. */
+  rollupSweep: {
+    queue: ROLLUP_QUEUE,
+    name: 'rollup.sweep',
+    schema: RollupSweepPayload,
+    jobId: () => 'rollup-sweep',
+    options: { removeOnComplete: true, removeOnFail: 100 },
+  } satisfies JobDefinition<typeof RollupSweepPayload>,
 } as const;
 
 export async function enqueue<S extends z.ZodType>(queues: QueueRegistry, def: JobDefinition<S>, data: z.output<S>): Promise<void> {

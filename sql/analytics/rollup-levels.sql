@@ -1,0 +1,52 @@
+-- Takes ${siteId}, ${hours} (timestamptz[], UTC hours whose quarter hours were recomputed).
+-- Rebuilds the coarser buckets containing them, each from the next finer grain: the hours
+-- from quarter hours, their UTC days from hours, their UTC months from days. Sums for
+-- analytics_counts, unions (bit_or) for analytics_sets. Delete and insert: idempotent.
+-- LATERAL ... OFFSET 0: one primary-key range scan per bucket (see rollup-counts.sql).
+DELETE FROM analytics_counts c USING unnest(${hours}::timestamptz[]) AS h(hour)
+WHERE c.site_id = ${siteId} AND c.grain = 'h' AND c.per_source IN (false, true) AND c.bucket = h.hour;
+INSERT INTO analytics_counts (site_id, grain, per_source, bucket, metric, channel, campaign_id, dim, currency, value, first_at, last_at)
+SELECT ${siteId}, 'h', c.per_source, h.hour, c.metric, c.channel, c.campaign_id, c.dim, c.currency, sum(c.value), min(c.first_at), max(c.last_at)
+FROM unnest(${hours}::timestamptz[]) AS h(hour)
+CROSS JOIN LATERAL (SELECT * FROM analytics_counts x WHERE x.site_id = ${siteId} AND x.grain = 'q' AND x.per_source IN (false, true) AND x.bucket >= h.hour AND x.bucket < h.hour + interval '1 hour' OFFSET 0) c
+GROUP BY h.hour, c.per_source, c.metric, c.channel, c.campaign_id, c.dim, c.currency;
+
+DELETE FROM analytics_counts c USING (SELECT DISTINCT date_trunc('day', hour, 'UTC') AS day FROM unnest(${hours}::timestamptz[]) AS hour) d
+WHERE c.site_id = ${siteId} AND c.grain = 'd' AND c.per_source IN (false, true) AND c.bucket = d.day;
+INSERT INTO analytics_counts (site_id, grain, per_source, bucket, metric, channel, campaign_id, dim, currency, value, first_at, last_at)
+SELECT ${siteId}, 'd', c.per_source, d.day, c.metric, c.channel, c.campaign_id, c.dim, c.currency, sum(c.value), min(c.first_at), max(c.last_at)
+FROM (SELECT DISTINCT date_trunc('day', hour, 'UTC') AS day FROM unnest(${hours}::timestamptz[]) AS hour) d
+CROSS JOIN LATERAL (SELECT * FROM analytics_counts x WHERE x.site_id = ${siteId} AND x.grain = 'h' AND x.per_source IN (false, true) AND x.bucket >= d.day AND x.bucket < d.day + interval '24 hours' OFFSET 0) c
+GROUP BY d.day, c.per_source, c.metric, c.channel, c.campaign_id, c.dim, c.currency;
+
+DELETE FROM analytics_counts c USING (SELECT DISTINCT date_trunc('month', hour, 'UTC') AS month FROM unnest(${hours}::timestamptz[]) AS hour) m
+WHERE c.site_id = ${siteId} AND c.grain = 'm' AND c.per_source IN (false, true) AND c.bucket = m.month;
+INSERT INTO analytics_counts (site_id, grain, per_source, bucket, metric, channel, campaign_id, dim, currency, value, first_at, last_at)
+SELECT ${siteId}, 'm', c.per_source, m.month, c.metric, c.channel, c.campaign_id, c.dim, c.currency, sum(c.value), min(c.first_at), max(c.last_at)
+FROM (SELECT DISTINCT date_trunc('month', hour, 'UTC') AS month FROM unnest(${hours}::timestamptz[]) AS hour) m
+CROSS JOIN LATERAL (SELECT * FROM analytics_counts x WHERE x.site_id = ${siteId} AND x.grain = 'd' AND x.per_source IN (false, true) AND x.bucket >= m.month AND x.bucket < (m.month AT TIME ZONE 'UTC' + interval '1 month') AT TIME ZONE 'UTC' OFFSET 0) c
+GROUP BY m.month, c.per_source, c.metric, c.channel, c.campaign_id, c.dim, c.currency;
+
+DELETE FROM analytics_sets s USING unnest(${hours}::timestamptz[]) AS h(hour)
+WHERE s.site_id = ${siteId} AND s.grain = 'h' AND s.bucket = h.hour;
+INSERT INTO analytics_sets (site_id, grain, kind, bucket, chunk, bits)
+SELECT ${siteId}, 'h', s.kind, h.hour, s.chunk, bit_or(s.bits)
+FROM unnest(${hours}::timestamptz[]) AS h(hour)
+CROSS JOIN LATERAL (SELECT * FROM analytics_sets x WHERE x.site_id = ${siteId} AND x.grain = 'q' AND x.bucket >= h.hour AND x.bucket < h.hour + interval '1 hour' OFFSET 0) s
+GROUP BY h.hour, s.kind, s.chunk;
+
+DELETE FROM analytics_sets s USING (SELECT DISTINCT date_trunc('day', hour, 'UTC') AS day FROM unnest(${hours}::timestamptz[]) AS hour) d
+WHERE s.site_id = ${siteId} AND s.grain = 'd' AND s.bucket = d.day;
+INSERT INTO analytics_sets (site_id, grain, kind, bucket, chunk, bits)
+SELECT ${siteId}, 'd', s.kind, d.day, s.chunk, bit_or(s.bits)
+FROM (SELECT DISTINCT date_trunc('day', hour, 'UTC') AS day FROM unnest(${hours}::timestamptz[]) AS hour) d
+CROSS JOIN LATERAL (SELECT * FROM analytics_sets x WHERE x.site_id = ${siteId} AND x.grain = 'h' AND x.bucket >= d.day AND x.bucket < d.day + interval '24 hours' OFFSET 0) s
+GROUP BY d.day, s.kind, s.chunk;
+
+DELETE FROM analytics_sets s USING (SELECT DISTINCT date_trunc('month', hour, 'UTC') AS month FROM unnest(${hours}::timestamptz[]) AS hour) m
+WHERE s.site_id = ${siteId} AND s.grain = 'm' AND s.bucket = m.month;
+INSERT INTO analytics_sets (site_id, grain, kind, bucket, chunk, bits)
+SELECT ${siteId}, 'm', s.kind, m.month, s.chunk, bit_or(s.bits)
+FROM (SELECT DISTINCT date_trunc('month', hour, 'UTC') AS month FROM unnest(${hours}::timestamptz[]) AS hour) m
+CROSS JOIN LATERAL (SELECT * FROM analytics_sets x WHERE x.site_id = ${siteId} AND x.grain = 'd' AND x.bucket >= m.month AND x.bucket < (m.month AT TIME ZONE 'UTC' + interval '1 month') AT TIME ZONE 'UTC' OFFSET 0) s
+GROUP BY m.month, s.kind, s.chunk;

@@ -1,0 +1,144 @@
+import { RESOURCES, type Resource } from '../auth/scopes.ts';
+import { rangeArrays } from './cover.ts';
+import { Figures } from './figures.ts';
+import { freshness as loadFreshness, series, summaries, type Queryable, type SummaryRow } from './repo.ts';
+import type { Window } from './window.ts';
+
+/**
+ * The summary metrics (spec 2.4) that can stand in for raw records, the figure each feeds, and
+ * the raw figure whose presence on a day means raw records of that metric exist there.
+ */
+const SUMMARY_FOLD = {
+  visits: { presence: 'visit_events', money: false },
+  registrations: { presence: 'registrations', money: false },
+  activations: { presence: 'activations', money: false },
+  active_users: { presence: 'active_events', money: false },
+  receipts: { presence: 'records:payments', money: true },
+  refunds: { presence: 'records:refunds', money: true },
+  costs: { presence: 'records:costs', money: true },
+} as const;
+type SummaryMetric = keyof typeof SUMMARY_FOLD;
+
+export interface FamilyCoverage {
+  records: number;
+  first_occurred_at: string | null;
+  last_occurred_at: string | null;
+  days_with_data: number;
+  days_in_window: number;
+}
+
+export interface MetricSource {
+  source: 'raw' | 'summaries' | 'raw+summaries' | 'none';
+  raw_days: number;
+  summary_days: number;
+}
+
+export interface Coverage {
+  window: { from: string; to: string; tz: string; days: number };
+  families: Record<Resource, FamilyCoverage>;
+  metrics: Record<SummaryMetric, MetricSource>;
+  summaries: { used: number; unused: number };
+}
+
+export interface Freshness {
+  as_of: string | null;
+  lag_seconds: number;
+  pending_hours: number;
+  last_received_at: string | null;
+}
+
+export interface DayData {
+  /** Per local day of the window (same order as `window.days`). */
+  days: Figures[];
+  /** Days on which at least one summary stood in for missing raw records. */
+  summaryDays: Set<number>;
+  coverage: Coverage;
+  freshness: Freshness;
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+/**
+ * The additive figures of each local day of the window, with summaries folded in where a day
+ * has no raw records of their metric, the coverage of every record family, and freshness.
+ */
+export async function loadDays(db: Queryable, siteId: string, w: Window): Promise<DayData> {
+  const rows = await series(db, siteId, rangeArrays(w.days.map((d, i) => ({ from: d.from, to: d.to, group: i }))));
+  const sums = await summaries(db, siteId, w.from, w.to);
+  const fresh = await loadFreshness(db, siteId);
+  const days = w.days.map(() => new Figures());
+  const families = Object.fromEntries(RESOURCES.map((r) => [r, { records: 0, first: null as Date | null, last: null as Date | null, days: 0 }]));
+  for (const r of rows) {
+    days[r.grp]!.add(r.metric, r.dim, r.currency, r.value);
+    if (r.metric.startsWith('records:')) {
+      const f = families[r.metric.slice('records:'.length)]!;
+      f.records += r.value;
+      f.days += 1;
+      if (r.first_at && (!f.first || r.first_at < f.first)) f.first = r.first_at;
+      if (r.last_at && (!f.last || r.last_at > f.last)) f.last = r.last_at;
+    }
+  }
+
+  const { used, summaryDays, perMetric } = foldSummaries(w, days, sums);
+  const metrics = Object.fromEntries(
+    (Object.keys(SUMMARY_FOLD) as SummaryMetric[]).map((m) => {
+      const raw = days.filter((d) => d.count(SUMMARY_FOLD[m].presence) > 0).length;
+      const summary = perMetric[m].size;
+      const source = raw && summary ? 'raw+summaries' : summary ? 'summaries' : raw ? 'raw' : 'none';
+      return [m, { source, raw_days: raw, summary_days: summary }];
+    }),
+  ) as Record<SummaryMetric, MetricSource>;
+
+  return {
+    days,
+    summaryDays,
+    coverage: {
+      window: { from: new Date(w.from).toISOString(), to: new Date(w.to).toISOString(), tz: w.tz, days: w.days.length },
+      families: Object.fromEntries(
+        RESOURCES.map((r) => {
+          const f = families[r]!;
+          return [r, { records: f.records, first_occurred_at: iso(f.first), last_occurred_at: iso(f.last), days_with_data: f.days, days_in_window: w.days.length }];
+        }),
+      ) as Record<Resource, FamilyCoverage>,
+      metrics,
+      summaries: { used, unused: sums.length - used },
+    },
+    freshness: {
+      as_of: iso(fresh.computed_at),
+      lag_seconds: fresh.oldest_pending ? Math.max(0, Math.ceil((fresh.now.getTime() - fresh.oldest_pending.getTime()) / 1000)) : 0,
+      pending_hours: fresh.pending_hours,
+      last_received_at: iso(fresh.last_received_at),
+    },
+  };
+}
+
+/**
+ * Adds each summary to the day holding its whole period, when that day has no raw records of
+ * the summary's metric. Summaries spanning several days, or whose unit does not fit the metric
+ * (money without a currency, a count with one), are not used.
+ */
+function foldSummaries(w: Window, days: Figures[], sums: readonly SummaryRow[]) {
+  const perMetric = Object.fromEntries(Object.keys(SUMMARY_FOLD).map((m) => [m, new Set<number>()])) as Record<SummaryMetric, Set<number>>;
+  const summaryDays = new Set<number>();
+  let used = 0;
+  for (const s of sums) {
+    const fold = SUMMARY_FOLD[s.metric as SummaryMetric];
+    if (!fold || fold.money !== (s.currency !== null)) continue;
+    const start = s.period_start.getTime();
+    const end = s.period_end.getTime();
+    const i = w.days.findIndex((d) => d.from <= start && end <= d.to);
+    if (i < 0 || days[i]!.count(fold.presence) > 0) continue;
+    days[i]!.add(s.metric, '', s.currency ?? '', s.value);
+    perMetric[s.metric as SummaryMetric].add(i);
+    summaryDays.add(i);
+    used++;
+  }
+  return { used, summaryDays, perMetric };
+}
+
+/** The figures of several days added up. */
+export function total(days: readonly Figures[], indexes?: readonly number[]): Figures {
+  const t = new Figures();
+  for (const i of indexes ?? days.keys()) t.addAll(days[i]!);
+  return t;
+}

@@ -1,0 +1,85 @@
+/** Minor units per currency: never converted, never summed across currencies. */
+export type Money = Record<string, number>;
+
+const SEP = '\u0000';
+
+/**
+ * Additive figures of one period, keyed by metric, dim and currency: what a row of
+ * analytics_counts holds, summed over the period's buckets.
+ */
+export class Figures {
+  private readonly values = new Map<string, number>();
+
+  add(metric: string, dim: string, currency: string, value: number): void {
+    const k = metric + SEP + dim + SEP + currency;
+    this.values.set(k, (this.values.get(k) ?? 0) + value);
+  }
+
+  addAll(other: Figures): void {
+    for (const [k, v] of other.values) this.values.set(k, (this.values.get(k) ?? 0) + v);
+  }
+
+  private *entries(metric: string): Generator<{ dim: string; currency: string; value: number }> {
+    for (const [k, value] of this.values) {
+      const [m, dim, currency] = k.split(SEP) as [string, string, string];
+      if (m === metric) yield { dim, currency, value };
+    }
+  }
+
+  /** A count metric (all dims). */
+  count(metric: string, dim?: string): number {
+    let n = 0;
+    for (const e of this.entries(metric)) if (dim === undefined || e.dim === dim) n += e.value;
+    return n;
+  }
+
+  /** Whether any record of any family was counted (the records:<family> metrics). */
+  hasRecords(): boolean {
+    for (const [k, v] of this.values) if (v > 0 && k.startsWith('records:')) return true;
+    return false;
+  }
+
+  /** A money metric per currency (all dims). */
+  money(metric: string): Money {
+    const out: Money = {};
+    for (const e of this.entries(metric)) out[e.currency] = (out[e.currency] ?? 0) + e.value;
+    return sorted(out);
+  }
+
+  /** A money metric per dim, then per currency. */
+  moneyByDim(metric: string): Record<string, Money> {
+    const out: Record<string, Money> = {};
+    for (const e of this.entries(metric)) {
+      const d = (out[e.dim || 'unspecified'] ??= {});
+      d[e.currency] = (d[e.currency] ?? 0) + e.value;
+    }
+    return Object.fromEntries(Object.keys(out).sort().map((k) => [k, sorted(out[k]!)]));
+  }
+}
+
+function sorted(m: Money): Money {
+  return Object.fromEntries(Object.keys(m).sort().map((k) => [k, m[k]!]));
+}
+
+/** a − b − …, per currency; a currency only in a subtrahend goes negative. */
+export function subtract(a: Money, ...bs: Money[]): Money {
+  const out: Money = { ...a };
+  for (const b of bs) for (const [c, v] of Object.entries(b)) out[c] = (out[c] ?? 0) - v;
+  return sorted(out);
+}
+
+export function scale(a: Money, factor: number): Money {
+  return Object.fromEntries(Object.entries(a).map(([c, v]) => [c, v * factor]));
+}
+
+/** Every currency appearing in these maps, sorted. */
+export function currenciesOf(maps: Iterable<Money>): string[] {
+  const s = new Set<string>();
+  for (const m of maps) for (const c of Object.keys(m)) s.add(c);
+  return [...s].sort();
+}
+
+/** A share as a number with four decimals, or null when there is nothing to divide by. */
+export function ratio(num: number, den: number): number | null {
+  return den > 0 ? Math.round((num / den) * 10_000) / 10_000 : null;
+}

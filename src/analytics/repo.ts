@@ -1,0 +1,138 @@
+import { RESOURCES } from '../auth/scopes.ts';
+import type { Db } from '../db/connection.ts';
+import { sqlFile } from '../db/sql-file.ts';
+import type { RangeArrays } from './cover.ts';
+
+const q = {
+  txSettings: sqlFile('analytics/tx-settings.sql'),
+  lock: sqlFile('analytics/rollup-lock.sql'),
+  drain: sqlFile('analytics/rollup-drain.sql'),
+  expand: sqlFile('analytics/rollup-expand.sql'),
+  userIds: sqlFile('analytics/rollup-user-ids.sql'),
+  counts: sqlFile('analytics/rollup-counts.sql'),
+  sets: sqlFile('analytics/rollup-sets.sql'),
+  levels: sqlFile('analytics/rollup-levels.sql'),
+  state: sqlFile('analytics/rollup-state.sql'),
+  dirtySites: sqlFile('analytics/dirty-sites.sql'),
+  series: sqlFile('analytics/series.sql'),
+  sources: sqlFile('analytics/sources.sql'),
+  distinctUsers: sqlFile('analytics/distinct-users.sql'),
+  funnel: sqlFile('analytics/funnel.sql'),
+  retention: sqlFile('analytics/retention.sql'),
+  summaries: sqlFile('analytics/summaries.sql'),
+  subscriptions: sqlFile('analytics/subscriptions.sql'),
+  campaigns: sqlFile('analytics/campaigns.sql'),
+  freshness: sqlFile('analytics/freshness.sql'),
+};
+
+/** A database, task or transaction: the queries below run in any. */
+export type Queryable = Pick<Db, 'one' | 'oneOrNone' | 'any' | 'none' | 'many'>;
+
+const iso = (t: number) => new Date(t).toISOString();
+
+/** Inside a transaction: the settings of sql/analytics/tx-settings.sql for its remaining statements. */
+export async function applyTxSettings(t: Queryable): Promise<void> {
+  await t.none(q.txSettings);
+}
+
+// ---- rollup (all inside one transaction holding the site's lock) ----
+
+export async function lockSiteRollup(t: Queryable, siteId: string): Promise<void> {
+  await t.one(q.lock, { siteId });
+}
+
+/** The site's dirty hours, removed from the dirty list. */
+export async function drainDirtyHours(t: Queryable, siteId: string): Promise<Date[]> {
+  return (await t.any<{ hour: Date }>(q.drain, { siteId })).map((r) => r.hour);
+}
+
+/** Other hours whose figures depend on records in `hours` (sessions, first touch). */
+export async function dependentHours(t: Queryable, siteId: string, hours: readonly Date[]): Promise<Date[]> {
+  return (await t.any<{ hour: Date }>(q.expand, { siteId, hours })).map((r) => r.hour);
+}
+
+/** Recomputes every rollup of the site for these UTC hours, from quarter hours to months. */
+export async function recomputeHours(t: Queryable, siteId: string, hours: readonly Date[]): Promise<void> {
+  const p = { siteId, hours };
+  await t.none(q.userIds, p);
+  await t.none(q.counts, p);
+  await t.none(q.sets, p);
+  await t.none(q.levels, p);
+  await t.none(q.state, p);
+}
+
+export function dirtySites(db: Queryable): Promise<{ site_id: string }[]> {
+  return db.any(q.dirtySites);
+}
+
+// ---- reads ----
+
+export interface SeriesRow {
+  grp: number;
+  metric: string;
+  dim: string;
+  currency: string;
+  value: number;
+  first_at: Date | null;
+  last_at: Date | null;
+}
+
+export function series(db: Queryable, siteId: string, r: RangeArrays): Promise<SeriesRow[]> {
+  return db.any(q.series, { siteId, ...r });
+}
+
+export interface SourceRow {
+  channel: string;
+  campaign_id: string;
+  metric: string;
+  currency: string;
+  value: number;
+}
+
+export function sources(db: Queryable, siteId: string, r: RangeArrays): Promise<SourceRow[]> {
+  return db.any(q.sources, { siteId, ...r });
+}
+
+export function distinctUsers(db: Queryable, siteId: string, kinds: readonly string[], r: RangeArrays): Promise<{ grp: number; kind: string; users: number }[]> {
+  return db.any(q.distinctUsers, { siteId, kinds, ...r });
+}
+
+export function funnelSteps(db: Queryable, siteId: string, kinds: readonly string[], r: RangeArrays): Promise<{ step: number; users: number }[]> {
+  return db.many(q.funnel, { siteId, kinds, ...r });
+}
+
+export function retentionCells(db: Queryable, siteId: string, r: RangeArrays): Promise<{ cohort: number; week: number; users: number }[]> {
+  return db.any(q.retention, { siteId, ...r });
+}
+
+export interface SummaryRow {
+  metric: string;
+  period_start: Date;
+  period_end: Date;
+  value: number;
+  currency: string | null;
+}
+
+export function summaries(db: Queryable, siteId: string, from: number, to: number): Promise<SummaryRow[]> {
+  return db.any(q.summaries, { siteId, from: iso(from), to: iso(to) });
+}
+
+export function subscriptionFigures(db: Queryable, siteId: string, at: number, from: number, to: number): Promise<{ figure: 'mrr' | 'active' | 'new' | 'churned'; currency: string; value: number }[]> {
+  return db.many(q.subscriptions, { siteId, at: iso(at), from: iso(from), to: iso(to) });
+}
+
+export function campaigns(db: Queryable, siteId: string): Promise<{ campaign_id: string; name: string; channel: string }[]> {
+  return db.any(q.campaigns, { siteId });
+}
+
+export interface FreshnessRow {
+  computed_at: Date | null;
+  pending_hours: number;
+  oldest_pending: Date | null;
+  last_received_at: Date | null;
+  now: Date;
+}
+
+export function freshness(db: Queryable, siteId: string): Promise<FreshnessRow> {
+  return db.one(q.freshness, { siteId, resources: RESOURCES });
+}

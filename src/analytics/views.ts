@@ -1,0 +1,241 @@
+import { pgp, type Db } from '../db/connection.ts';
+import { cover, rangeArrays, type RangeArrays } from './cover.ts';
+import { loadDays, total, type Coverage, type DayData, type Freshness } from './days.ts';
+import { currenciesOf, Figures, ratio, scale, subtract, type Money } from './figures.ts';
+import { campaigns, applyTxSettings, distinctUsers, funnelSteps, retentionCells, sources, subscriptionFigures, type Queryable } from './repo.ts';
+import { periods, type Interval, type Window } from './window.ts';
+
+/** Every analytics answer (CONTRACT §5). */
+export interface ViewAnswer<D> {
+  data: D;
+  coverage: Coverage;
+  currencies: string[];
+  freshness: Freshness;
+}
+
+/** What a view computes besides the shared day figures: its data and the money maps in it. */
+interface ViewResult<D> {
+  data: D;
+  money: Money[];
+}
+
+/**
+ * Runs a view's reads in one read-only transaction: one snapshot, so data, coverage and
+ * freshness agree with each other, under sql/analytics/tx-settings.sql.
+ */
+function answer<D>(db: Db, siteId: string, w: Window, compute: (t: Queryable, days: DayData) => Promise<ViewResult<D>>): Promise<ViewAnswer<D>> {
+  return db.tx({ mode: READ_SNAPSHOT }, async (t) => {
+    await applyTxSettings(t);
+    const days = await loadDays(t, siteId, w);
+    const { data, money } = await compute(t, days);
+    return { data, coverage: days.coverage, currencies: currenciesOf(money), freshness: days.freshness };
+  });
+}
+
+const READ_SNAPSHOT = new pgp.txMode.TransactionMode({ tiLevel: pgp.txMode.isolationLevel.repeatableRead, readOnly: true });
+
+const whole = (w: Window): RangeArrays => rangeArrays([{ from: w.from, to: w.to, group: 0 }]);
+
+/** The instant subscription state is read at: the window's last moment, or now if earlier. */
+const stateInstant = (w: Window, now: number) => Math.min(w.to, now) - 1;
+
+async function subscriptionState(db: Queryable, siteId: string, w: Window, now: number) {
+  const rows = await subscriptionFigures(db, siteId, stateInstant(w, now), w.from, w.to);
+  const f = new Figures();
+  for (const r of rows) f.add(r.figure, '', r.currency, r.value);
+  const mrr = f.money('mrr');
+  return { mrr, arr: scale(mrr, 12), active: f.count('active'), new: f.count('new'), churned: f.count('churned') };
+}
+
+function uptime(t: Figures) {
+  const [healthy, degraded, down, unknown] = (['healthy', 'degraded', 'down', 'unknown'] as const).map((s) => t.count('observations', s));
+  return { ratio: ratio(healthy! + degraded!, healthy! + degraded! + down!), healthy, degraded, down, unknown };
+}
+
+export function overview(db: Db, siteId: string, w: Window, now: number) {
+  return answer(db, siteId, w, async (tx, { days }) => {
+    const t = total(days);
+    const users = await distinctUsers(tx, siteId, ['visitors', 'active'], whole(w));
+    const subs = await subscriptionState(tx, siteId, w, now);
+    const usersOf = (kind: string) => users.find((u) => u.kind === kind)?.users ?? 0;
+    const receipts = t.money('receipts');
+    const refunds = t.money('refunds');
+    const costs = t.money('costs');
+    const data = {
+      visits: t.count('visits'),
+      visitors: usersOf('visitors'),
+      registrations: t.count('registrations'),
+      activations: t.count('activations'),
+      // Days without usage events but with an active_users summary add that summary's value.
+      active_users: usersOf('active') + t.count('active_users'),
+      paid_orders: t.count('paid_orders'),
+      receipts,
+      refunds,
+      net_revenue: subtract(receipts, refunds),
+      costs,
+      mrr: subs.mrr,
+      uptime: uptime(t),
+    };
+    return { data, money: [receipts, refunds, costs, subs.mrr] };
+  });
+}
+
+export function timeseries(db: Db, siteId: string, w: Window, interval: Interval) {
+  return answer(db, siteId, w, async (tx, { days, summaryDays }) => {
+    const money: Money[] = [];
+    const buckets = periods(w, interval).map(({ period, days: idx }) => {
+      const t = total(days, idx);
+      const receipts = t.money('receipts');
+      const refunds = t.money('refunds');
+      const costs = t.money('costs');
+      money.push(receipts, refunds, costs);
+      // Unobserved: no record of any family and no summary on any of its days — distinct
+      // from a day whose records add up to zero.
+      const observed = idx.some((i) => summaryDays.has(i) || days[i]!.hasRecords());
+      return {
+        start: new Date(period.from).toISOString(),
+        end: new Date(period.to).toISOString(),
+        label: period.label,
+        observed,
+        visits: t.count('visits'),
+        registrations: t.count('registrations'),
+        activations: t.count('activations'),
+        paid_orders: t.count('paid_orders'),
+        receipts,
+        refunds,
+        net_revenue: subtract(receipts, refunds),
+        costs,
+      };
+    });
+    return { data: { interval, buckets }, money };
+  });
+}
+
+export function finance(db: Db, siteId: string, w: Window, now: number) {
+  return answer(db, siteId, w, async (tx, { days }) => {
+    const t = total(days);
+    const subs = await subscriptionState(tx, siteId, w, now);
+    const receipts = t.money('receipts');
+    const refunds = t.money('refunds');
+    const net = subtract(receipts, refunds);
+    const costs = t.money('costs');
+    const expenses = t.money('expenses');
+    const data = {
+      receipts,
+      refunds,
+      net_revenue: net,
+      costs: { total: costs, by_category: t.moneyByDim('costs') },
+      expenses: { total: expenses, by_scope: t.moneyByDim('expenses') },
+      margin: subtract(net, costs, expenses),
+      mrr: subs.mrr,
+      arr: subs.arr,
+      subscriptions: { active: subs.active, new: subs.new, churned: subs.churned },
+    };
+    return { data, money: [receipts, refunds, costs, expenses, subs.mrr] };
+  });
+}
+
+interface SourceFigures {
+  visits: number;
+  registrations: number;
+  activations: number;
+  paid_orders: number;
+  revenue: Money;
+  spend: Money;
+}
+
+function presentSource(f: SourceFigures) {
+  const cac: Record<string, number | null> = {};
+  const roas: Record<string, number | null> = {};
+  for (const [currency, spend] of Object.entries(f.spend)) {
+    cac[currency] = f.registrations > 0 ? Math.round(spend / f.registrations) : null;
+    roas[currency] = ratio(f.revenue[currency] ?? 0, spend);
+  }
+  return { ...f, cac, roas };
+}
+
+export function acquisition(db: Db, siteId: string, w: Window) {
+  return answer(db, siteId, w, async (tx) => {
+    const rows = await sources(tx, siteId, whole(w));
+    const known = await campaigns(tx, siteId);
+    const campaignOf = new Map(known.map((c) => [c.campaign_id, c]));
+    const byChannel = new Map<string | null, SourceFigures>();
+    const byCampaign = new Map<string, SourceFigures>();
+    const empty = (): SourceFigures => ({ visits: 0, registrations: 0, activations: 0, paid_orders: 0, revenue: {}, spend: {} });
+    for (const r of rows) {
+      // An event without a channel takes its campaign's; spend always does.
+      const channel = r.channel || campaignOf.get(r.campaign_id)?.channel || null;
+      const targets = [byChannel.get(channel) ?? byChannel.set(channel, empty()).get(channel)!];
+      if (r.campaign_id) targets.push(byCampaign.get(r.campaign_id) ?? byCampaign.set(r.campaign_id, empty()).get(r.campaign_id)!);
+      for (const f of targets) {
+        if (r.metric === 'revenue' || r.metric === 'spend') f[r.metric][r.currency] = (f[r.metric][r.currency] ?? 0) + r.value;
+        else f[r.metric as 'visits' | 'registrations' | 'activations' | 'paid_orders'] += r.value;
+      }
+    }
+    const channels = [...byChannel].sort(([a], [b]) => (a === null ? 1 : b === null ? -1 : a.localeCompare(b))).map(([channel, f]) => ({ channel, ...presentSource(f) }));
+    const campaignList = [...byCampaign].sort(([a], [b]) => a.localeCompare(b)).map(([id, f]) => ({
+      campaign_id: id,
+      name: campaignOf.get(id)?.name ?? null,
+      channel: campaignOf.get(id)?.channel ?? null,
+      ...presentSource(f),
+    }));
+    const money = [...channels, ...campaignList].flatMap((s) => [s.revenue, s.spend]);
+    return { data: { channels, campaigns: campaignList }, money };
+  });
+}
+
+/** Funnel steps: the event type and the user set (sql/analytics/rollup-sets.sql) it reads. */
+const FUNNEL = [
+  { step: 'visit', kind: 'visitors' },
+  { step: 'registration_completed', kind: 'registered' },
+  { step: 'activation_completed', kind: 'activated' },
+  { step: 'order_paid', kind: 'paid' },
+] as const;
+
+export function funnel(db: Db, siteId: string, w: Window) {
+  return answer(db, siteId, w, async (tx) => {
+    const rows = await funnelSteps(tx, siteId, FUNNEL.map((s) => s.kind), whole(w));
+    const users = FUNNEL.map((_, i) => rows.find((r) => r.step === i + 1)?.users ?? 0);
+    const steps = FUNNEL.map((s, i) => ({
+      step: s.step,
+      users: users[i]!,
+      conversion_from_previous: i === 0 ? null : ratio(users[i]!, users[i - 1]!),
+    }));
+    return { data: { steps, overall_conversion: ratio(users.at(-1)!, users[0]!) }, money: [] };
+  });
+}
+
+/** 0001-01-01, the earliest timestamp ingest accepts: where "before the window" starts. */
+const BEGINNING = new Date(0).setUTCFullYear(1, 0, 1);
+
+export function retention(db: Db, siteId: string, w: Window) {
+  return answer(db, siteId, w, async (tx) => {
+    const weeks = periods(w, 'week').map((p) => p.period);
+    const ranges = rangeArrays(weeks.map((p, i) => ({ from: p.from, to: p.to, group: i })));
+    // Group -1, everything before the window: whole months from the beginning, then the rest.
+    const monthStart = Date.UTC(new Date(w.from).getUTCFullYear(), new Date(w.from).getUTCMonth(), 1);
+    for (const c of [{ grain: 'm' as const, lo: BEGINNING, hi: monthStart }, ...cover(monthStart, w.from)]) {
+      if (c.lo >= c.hi) continue;
+      ranges.grains.push(c.grain);
+      ranges.los.push(new Date(c.lo).toISOString());
+      ranges.his.push(new Date(c.hi).toISOString());
+      ranges.groups.push(-1);
+    }
+    const cells = await retentionCells(tx, siteId, ranges);
+    const cell = (cohort: number, week: number) => cells.find((c) => c.cohort === cohort && c.week === week)?.users ?? 0;
+    const cohorts = weeks.map((p, i) => {
+      const size = cell(i, i);
+      return {
+        label: p.label,
+        start: new Date(p.from).toISOString(),
+        end: new Date(p.to).toISOString(),
+        users: size,
+        weeks: weeks.slice(i + 1).map((_, k) => {
+          const active = cell(i, i + 1 + k);
+          return { offset: k + 1, active_users: active, share: ratio(active, size) };
+        }),
+      };
+    });
+    return { data: { cohorts }, money: [] };
+  });
+}

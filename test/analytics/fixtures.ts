@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import type { Resource } from '../../src/auth/scopes.ts';
+import type { TestApp } from '../helpers/app.ts';
+import { call, type Answer } from '../helpers/http.ts';
+import { batch, postBatch, type IngestSite } from '../ingest/fixtures.ts';
+
+/**
+ * Ingests records of one family through the API, one batch, and expects it completed: at
+ * once (200), or — on a machine too busy to apply it within the front door's wait (202) —
+ * by its receipt, polled until a deadline.
+ */
+export async function ingest(app: TestApp, site: IngestSite, resource: Resource, batchId: string, records: readonly Record<string, unknown>[]): Promise<void> {
+  let r = await postBatch(app, site, resource, batch(resource, batchId, records.map((rec) => ({ source: 'site_backend', ...rec }))));
+  const deadline = Date.now() + 30_000;
+  while (r.status === 202 && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    r = await call(app.url, 'GET', `/api/v1/sites/${site.siteId}/ingest/receipts/${batchId}?resource=${resource}`, { bearer: site.ingestKey });
+    if (r.body.status !== 'queued') break;
+  }
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.body.status, 'completed', r.text);
+}
+
+/**
+ * Waits until the site's rollups hold every ingested change: its dirty hours are drained in
+ * the same transaction that writes the rollups, so none left means all folded in.
+ */
+export async function waitForRollups(app: TestApp, siteId: string, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { n } = await app.db.one<{ n: number }>('SELECT count(*)::int AS n FROM analytics_dirty WHERE site_id = $1', [siteId]);
+    if (n === 0) return;
+    if (Date.now() > deadline) assert.fail(`rollups of ${siteId} still have ${n} pending hours after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+export function view(app: TestApp, siteId: string, name: string, key: string, query: Record<string, string> = {}): Promise<Answer> {
+  const qs = new URLSearchParams(query).toString();
+  return call(app.url, 'GET', `/api/v1/sites/${siteId}/analytics/${name}${qs ? `?${qs}` : ''}`, { bearer: key });
+}

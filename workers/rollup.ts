@@ -1,0 +1,41 @@
+import { rollupSite } from '../src/analytics/rollup.ts';
+import { enqueueRollups } from '../src/analytics/enqueue.ts';
+import { dirtySites } from '../src/analytics/repo.ts';
+import { jobPayload, JOBS, ROLLUP_QUEUE } from '../src/queues/catalog.ts';
+import type { QueueWorker } from './definition.ts';
+
+/** How often the sweep looks for sites whose changes no job has folded in yet. */
+const SWEEP_EVERY_MS = 30_000;
+
+/**
+ * Keeps the analytics rollups (src/analytics/rollup.ts) up to date: `rollup.site` after
+ * ingest batches, and the `rollup-sweep` scheduler for changes whose job was lost (a worker
+ * or Redis died between the ingest commit and the enqueue). The hours to fold in are kept in
+ * PostgreSQL (analytics_dirty), so the sweep finds every one of them.
+ */
+export const rollupWorker: QueueWorker = {
+  queue: ROLLUP_QUEUE,
+  async process(job, ctx) {
+    if (job.name === JOBS.rollupSweep.name) {
+      jobPayload(JOBS.rollupSweep, job);
+      const sites = (await dirtySites(ctx.db)).map((s) => s.site_id);
+      await enqueueRollups(ctx.queues, sites);
+      if (sites.length) ctx.log.info({ sites: sites.length }, 'rollup sweep enqueued sites with pending changes');
+      return sites.length;
+    }
+    const p = jobPayload(JOBS.rollupSite, job);
+    const started = Date.now();
+    const outcome = await rollupSite(ctx.db, p.site_id);
+    ctx.log.info({ jobId: job.id, siteId: p.site_id, ...outcome, ms: Date.now() - started }, 'analytics rollup done');
+    return outcome;
+  },
+  // BullMQ stores one scheduler under this id however many workers upsert it, and delivers
+  // one job per tick to one of them.
+  onStart: async (ctx) => {
+    await ctx.queues.get(ROLLUP_QUEUE).upsertJobScheduler('rollup-sweep', { every: SWEEP_EVERY_MS }, {
+      name: JOBS.rollupSweep.name,
+      data: {},
+      opts: JOBS.rollupSweep.options,
+    });
+  },
+};
