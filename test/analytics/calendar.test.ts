@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { dayOfDate, dayStart, isoDate, localDay, weekday } from '../../src/analytics/calendar.ts';
+import { cover } from '../../src/analytics/cover.ts';
+
+const at = (iso: string) => Date.parse(iso);
+const start = (tz: string, date: string) => new Date(dayStart(tz, dayOfDate(date))).toISOString();
+
+test('local days start at local midnight, daylight saving time included', () => {
+  assert.equal(start('Asia/Shanghai', '2026-11-02'), '2026-11-01T16:00:00.000Z');
+  assert.equal(start('UTC', '2026-11-02'), '2026-11-02T00:00:00.000Z');
+  assert.equal(start('Asia/Kathmandu', '2026-11-02'), '2026-11-01T18:15:00.000Z');
+  assert.equal(start('Asia/Kolkata', '2026-11-02'), '2026-11-01T18:30:00.000Z');
+  // New York: 2026-03-08 has 23 hours, 2026-11-01 has 25.
+  assert.equal(dayStart('America/New_York', dayOfDate('2026-03-09')) - dayStart('America/New_York', dayOfDate('2026-03-08')), 23 * 3_600_000);
+  assert.equal(dayStart('America/New_York', dayOfDate('2026-11-02')) - dayStart('America/New_York', dayOfDate('2026-11-01')), 25 * 3_600_000);
+  // America/Santiago skips midnight when its summer time begins (2026-09-06): the day starts at 01:00.
+  assert.equal(start('America/Santiago', '2026-09-06'), '2026-09-06T04:00:00.000Z');
+  assert.equal(localDay('America/Santiago', at('2026-09-06T03:59:59Z')), dayOfDate('2026-09-05'));
+});
+
+test('day numbers, dates and weekdays', () => {
+  assert.equal(isoDate(dayOfDate('2024-02-29')), '2024-02-29');
+  assert.equal(weekday(dayOfDate('2026-11-02')), 0);
+  assert.equal(weekday(dayOfDate('2026-11-01')), 6);
+});
+
+test('cover tiles a window exactly with the coarsest buckets that fit', () => {
+  const tiles = cover(at('2026-08-22T16:00:00Z'), at('2026-11-20T16:00:00Z'));
+  assert.deepEqual(tiles.map((c) => [c.grain, new Date(c.lo).toISOString(), new Date(c.hi).toISOString()]), [
+    ['h', '2026-08-22T16:00:00.000Z', '2026-08-23T00:00:00.000Z'],
+    ['d', '2026-08-23T00:00:00.000Z', '2026-09-01T00:00:00.000Z'],
+    ['m', '2026-09-01T00:00:00.000Z', '2026-11-01T00:00:00.000Z'],
+    ['d', '2026-11-01T00:00:00.000Z', '2026-11-20T00:00:00.000Z'],
+    ['h', '2026-11-20T00:00:00.000Z', '2026-11-20T16:00:00.000Z'],
+  ]);
+  assert.deepEqual(cover(at('2026-11-01T18:15:00Z'), at('2026-11-01T20:45:00Z')).map((c) => c.grain), ['q', 'h', 'q']);
+  assert.throws(() => cover(at('2026-11-01T18:10:00Z'), at('2026-11-01T20:00:00Z')), RangeError);
+});
