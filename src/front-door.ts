@@ -48,7 +48,9 @@ export async function startFrontDoor(config: Config, log: Logger = createLogger(
     // After http (no request uses the relay any more), before queues (the meter flushes into them).
     { name: 'relay', run: () => closeRelay(app) },
     { name: 'queues', run: () => queues.close() },
-    { name: 'redis', run: () => Promise.all([redis.quit(), queueRedis.quit()]) },
+    // quit() on a connection that is not up never settles (or rejects at once) and leaves
+    // its reconnect timer running, which keeps the process alive: only quit what is ready.
+    { name: 'redis', run: () => Promise.all([redis, queueRedis].map((c) => (c.status === 'ready' ? c.quit() : c.disconnect()))) },
     { name: 'postgres', run: () => db.$pool.end() },
   ], log, config.SHUTDOWN_TIMEOUT_MS);
 
