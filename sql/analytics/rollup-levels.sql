@@ -13,8 +13,13 @@ GROUP BY h.hour, c.per_source, c.metric, c.channel, c.campaign_id, c.dim, c.curr
 
 DELETE FROM analytics_counts c USING (SELECT DISTINCT date_trunc('day', hour, 'UTC') AS day FROM unnest(${hours}::timestamptz[]) AS hour) d
 WHERE c.site_id = ${siteId} AND c.grain = 'd' AND c.per_source IN (false, true) AND c.bucket = d.day;
-INSERT INTO analytics_counts (site_id, grain, per_source, bucket, metric, channel, campaign_id, dim, currency, value, first_at, last_at)
-SELECT ${siteId}, 'd', c.per_source, d.day, c.metric, c.channel, c.campaign_id, c.dim, c.currency, sum(c.value), min(c.first_at), max(c.last_at)
+INSERT INTO analytics_counts (site_id, grain, per_source, bucket, metric, channel, campaign_id, dim, currency, value, first_at, last_at, hours)
+SELECT ${siteId}, 'd', c.per_source, d.day, c.metric, c.channel, c.campaign_id, c.dim, c.currency, sum(c.value), min(c.first_at), max(c.last_at),
+  CASE WHEN NOT c.per_source THEN (
+    SELECT array_agg(coalesce(v.value, 0) ORDER BY g.i)
+    FROM generate_series(0, 23) AS g(i)
+    LEFT JOIN unnest(array_agg(extract(hour FROM c.bucket AT TIME ZONE 'UTC')::int), array_agg(c.value)) AS v(i, value) ON v.i = g.i
+  ) END
 FROM (SELECT DISTINCT date_trunc('day', hour, 'UTC') AS day FROM unnest(${hours}::timestamptz[]) AS hour) d
 CROSS JOIN LATERAL (SELECT * FROM analytics_counts x WHERE x.site_id = ${siteId} AND x.grain = 'h' AND x.per_source IN (false, true) AND x.bucket >= d.day AND x.bucket < d.day + interval '24 hours' OFFSET 0) c
 GROUP BY d.day, c.per_source, c.metric, c.channel, c.campaign_id, c.dim, c.currency;

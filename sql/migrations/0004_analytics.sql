@@ -35,8 +35,11 @@ CREATE TABLE analytics_counts (
   value       bigint NOT NULL,
   first_at    timestamptz,
   last_at     timestamptz,
+  -- Day rows of site totals only: the 24 hourly values of the UTC day, so the local days of
+  -- any whole-hour zone are read from one row per UTC day instead of 24 hour rows.
+  hours       bigint[],
   -- INCLUDE: reads of a window are index-only scans of many small ranges.
-  PRIMARY KEY (site_id, grain, per_source, bucket, metric, channel, campaign_id, dim, currency) INCLUDE (value, first_at, last_at)
+  PRIMARY KEY (site_id, grain, per_source, bucket, metric, channel, campaign_id, dim, currency) INCLUDE (value, first_at, last_at, hours)
 );
 -- Every statement on a bucket range names per_source, `IN (false, true)` when it means both:
 -- the primary key can serve the range only once per_source is fixed.

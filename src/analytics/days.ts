@@ -1,7 +1,8 @@
 import { RESOURCES, type Resource } from '../auth/scopes.ts';
 import { rangeArrays } from './cover.ts';
 import { Figures } from './figures.ts';
-import { freshness as loadFreshness, series, summaries, type Queryable, type SummaryRow } from './repo.ts';
+import { DAY, HOUR } from './calendar.ts';
+import { dayHours, freshness as loadFreshness, series, summaries, type Queryable, type SummaryRow } from './repo.ts';
 import type { Window } from './window.ts';
 
 /**
@@ -63,20 +64,14 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
  * has no raw records of their metric, the coverage of every record family, and freshness.
  */
 export async function loadDays(db: Queryable, siteId: string, w: Window): Promise<DayData> {
-  const rows = await series(db, siteId, rangeArrays(w.days.map((d, i) => ({ from: d.from, to: d.to, group: i }))));
+  const totals = await series(db, siteId, rangeArrays([{ from: w.from, to: w.to, group: 0 }]));
+  const days = w.days.every((d) => d.from % HOUR === 0) && w.to % HOUR === 0 ? await daysFromHours(db, siteId, w) : await daysFromRanges(db, siteId, w);
   const sums = await summaries(db, siteId, w.from, w.to);
   const fresh = await loadFreshness(db, siteId);
-  const days = w.days.map(() => new Figures());
-  const families = Object.fromEntries(RESOURCES.map((r) => [r, { records: 0, first: null as Date | null, last: null as Date | null, days: 0 }]));
-  for (const r of rows) {
-    days[r.grp]!.add(r.metric, r.dim, r.currency, r.value);
-    if (r.metric.startsWith('records:')) {
-      const f = families[r.metric.slice('records:'.length)]!;
-      f.records += r.value;
-      f.days += 1;
-      if (r.first_at && (!f.first || r.first_at < f.first)) f.first = r.first_at;
-      if (r.last_at && (!f.last || r.last_at > f.last)) f.last = r.last_at;
-    }
+
+  const families = new Map<string, { records: number; first: Date | null; last: Date | null }>();
+  for (const r of totals) {
+    if (r.metric.startsWith('records:')) families.set(r.metric.slice('records:'.length), { records: r.value, first: r.first_at, last: r.last_at });
   }
 
   const { used, summaryDays, perMetric } = foldSummaries(w, days, sums);
@@ -96,8 +91,9 @@ export async function loadDays(db: Queryable, siteId: string, w: Window): Promis
       window: { from: new Date(w.from).toISOString(), to: new Date(w.to).toISOString(), tz: w.tz, days: w.days.length },
       families: Object.fromEntries(
         RESOURCES.map((r) => {
-          const f = families[r]!;
-          return [r, { records: f.records, first_occurred_at: iso(f.first), last_occurred_at: iso(f.last), days_with_data: f.days, days_in_window: w.days.length }];
+          const f = families.get(r);
+          const withData = days.filter((d) => d.count(`records:${r}`) > 0).length;
+          return [r, { records: f?.records ?? 0, first_occurred_at: iso(f?.first ?? null), last_occurred_at: iso(f?.last ?? null), days_with_data: withData, days_in_window: w.days.length }];
         }),
       ) as Record<Resource, FamilyCoverage>,
       metrics,
@@ -110,6 +106,44 @@ export async function loadDays(db: Queryable, siteId: string, w: Window): Promis
       last_received_at: iso(fresh.last_received_at),
     },
   };
+}
+
+/**
+ * Local days of a zone whose days start on whole hours, from one row per UTC day and metric:
+ * each hourly value goes to the local day containing that hour.
+ */
+async function daysFromHours(db: Queryable, siteId: string, w: Window): Promise<Figures[]> {
+  const days = w.days.map(() => new Figures());
+  const starts = w.days.map((d) => d.from);
+  for (const r of await dayHours(db, siteId, Math.floor(w.from / DAY) * DAY, Math.ceil(w.to / DAY) * DAY)) {
+    r.hours.forEach((value, i) => {
+      const t = r.bucket.getTime() + i * HOUR;
+      if (value === 0 || t < w.from || t >= w.to) return;
+      days[lastAtOrBefore(starts, t)]!.add(r.metric, r.dim, r.currency, value);
+    });
+  }
+  return days;
+}
+
+/** Local days of any zone, each read as its own ranges of buckets (quarter hours at the ends). */
+async function daysFromRanges(db: Queryable, siteId: string, w: Window): Promise<Figures[]> {
+  const days = w.days.map(() => new Figures());
+  for (const r of await series(db, siteId, rangeArrays(w.days.map((d, i) => ({ from: d.from, to: d.to, group: i }))))) {
+    days[r.grp]!.add(r.metric, r.dim, r.currency, r.value);
+  }
+  return days;
+}
+
+/** Index of the last element of an ascending array that is <= t. */
+function lastAtOrBefore(sorted: readonly number[], t: number): number {
+  let lo = 0;
+  let hi = sorted.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (sorted[mid]! <= t) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
 
 /**

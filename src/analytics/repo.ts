@@ -15,6 +15,7 @@ const q = {
   state: sqlFile('analytics/rollup-state.sql'),
   dirtySites: sqlFile('analytics/dirty-sites.sql'),
   series: sqlFile('analytics/series.sql'),
+  dayHours: sqlFile('analytics/day-hours.sql'),
   sources: sqlFile('analytics/sources.sql'),
   distinctUsers: sqlFile('analytics/distinct-users.sql'),
   funnel: sqlFile('analytics/funnel.sql'),
@@ -79,6 +80,21 @@ export interface SeriesRow {
 
 export function series(db: Queryable, siteId: string, r: RangeArrays): Promise<SeriesRow[]> {
   return db.any(q.series, { siteId, ...r });
+}
+
+export interface DayHoursRow {
+  bucket: Date;
+  metric: string;
+  dim: string;
+  currency: string;
+  hours: number[];
+}
+
+/** Site totals of whole UTC days with their hourly values; `from`, `to` are UTC midnights. */
+export async function dayHours(db: Queryable, siteId: string, from: number, to: number): Promise<DayHoursRow[]> {
+  const rows = await db.any<Omit<DayHoursRow, 'hours'> & { hours: string[] }>(q.dayHours, { siteId, from: iso(from), to: iso(to) });
+  // pg parses int8 arrays as strings; the values stay below 2^53 (spec limits), as the scalars do.
+  return rows.map((r) => ({ ...r, hours: r.hours.map(Number) }));
 }
 
 export interface SourceRow {
