@@ -44,7 +44,7 @@ export async function supervise(opts: { workers: number }): Promise<void> {
   const start = (child: Child) => {
     const proc = spawn(process.execPath, [RADAR, ...child.args], {
       stdio: 'inherit',
-      env: process.env,
+      env: { ...process.env, RADAR_SUPERVISOR_PID: String(process.pid) },
       // Own process group: a terminal's Ctrl-C reaches only the supervisor, which then
       // forwards one SIGTERM, instead of each child also counting it as a second signal.
       detached: true,

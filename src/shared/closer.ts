@@ -54,4 +54,12 @@ export function onShutdownSignal(log: Logger, shutdown: (signal: string) => Prom
   };
   process.on('SIGTERM', handler);
   process.on('SIGINT', handler);
+  // Children of `radar up` run in their own process group (see supervisor.ts), so nothing
+  // stops them when the supervisor is killed outright: notice being orphaned and shut down.
+  const supervisor = Number(process.env.RADAR_SUPERVISOR_PID);
+  if (supervisor > 0) {
+    setInterval(() => {
+      if (process.ppid !== supervisor) handler('SIGTERM');
+    }, 500).unref();
+  }
 }

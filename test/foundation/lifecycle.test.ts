@@ -85,3 +85,22 @@ test('`radar up` migrates, runs the front door and a worker, and stops them all 
     await services.db.none('DROP DATABASE IF EXISTS $1:name WITH (FORCE)', [fresh.pathname.slice(1)]);
   }
 });
+
+test('children of `radar up` shut down by themselves when the supervisor is killed outright', async () => {
+  const port = await freePort();
+  const child = radarDaemon(['up'], envFor(port));
+  try {
+    await waitForHttp(`http://127.0.0.1:${port}/healthz`, 30_000);
+    child.kill('SIGKILL');
+    await exited(child);
+    const deadline = Date.now() + 15_000;
+    let gone = false;
+    while (!gone && Date.now() < deadline) {
+      gone = await fetch(`http://127.0.0.1:${port}/healthz`).then(() => false, () => true);
+      if (!gone) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(gone, 'the orphaned front door stopped');
+  } finally {
+    child.kill('SIGKILL');
+  }
+});

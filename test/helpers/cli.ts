@@ -34,7 +34,14 @@ export function radar(args: readonly string[], env: Record<string, string>, stdi
 
 /** Starts a long-running `radar …` (serve, work, up) in the background. */
 export function radarDaemon(args: readonly string[], env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [RADAR, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [RADAR, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // Grandchildren share these pipes; once the daemon is gone, stop reading so a straggler
+  // cannot keep the test process alive.
+  child.once('exit', () => {
+    child.stdout?.destroy();
+    child.stderr?.destroy();
+  });
+  return child;
 }
 
 /** Polls `url` until it answers 200 or the deadline passes. */
