@@ -33,6 +33,8 @@ export async function startWorkers(config: Config, names: readonly string[], log
   const context: WorkerContext = { config, db, queues, log };
 
   const connections = chosen.map((def) => createRedis(config.REDIS_URL, { blocking: true, name: `radar-worker-${def.queue}` }));
+  // Without a listener, ioredis reports every failed reconnect as an unhandled error event.
+  for (const c of connections) c.on('error', (err) => log.debug({ err }, 'redis connection error'));
   const workers = chosen.map((def, i) => {
     // BullMQ duplicates this connection for its blocking reads and closes only the duplicate.
     const worker = new Worker(def.queue, (job) => def.process(job, context), {

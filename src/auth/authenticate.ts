@@ -3,7 +3,7 @@ import { HttpError } from '../errors/http-error.ts';
 import type { RequestContext } from '../http/context.ts';
 import { readCookie, SESSION_COOKIE } from './cookies.ts';
 import type { Principal } from './principal.ts';
-import { findCredentialByHash, findLiveSession } from './repo.ts';
+import { findCredentialByHash, findLiveSession, type CredentialAuthRow } from './repo.ts';
 import { hashSecret, sameDigest } from './secrets.ts';
 import { ScopeSchema, type CredentialKind, type Scope } from './scopes.ts';
 
@@ -35,11 +35,31 @@ export async function authenticate(ctx: RequestContext, app: AppContext): Promis
   throw unauthenticated('log in or send "Authorization: Bearer rdr_…"');
 }
 
+/**
+ * Concurrent lookups of one credential share one query: an ingest client sends many requests
+ * at once with one credential, and a query each queues on the pool under a burst. A request
+ * sees the row as of a query that started at most one query's duration before it arrived, so
+ * expiry and revocation still take effect at once.
+ */
+const credentialLookups = new WeakMap<AppContext, Map<string, Promise<CredentialAuthRow | null>>>();
+
+function findCredential(app: AppContext, digest: Buffer): Promise<CredentialAuthRow | null> {
+  let inflight = credentialLookups.get(app);
+  if (!inflight) credentialLookups.set(app, (inflight = new Map()));
+  const key = digest.toString('hex');
+  let lookup = inflight.get(key);
+  if (!lookup) {
+    lookup = findCredentialByHash(app.db, digest).finally(() => inflight.delete(key));
+    inflight.set(key, lookup);
+  }
+  return lookup;
+}
+
 async function authenticateCredential(secret: string, app: AppContext): Promise<Principal> {
   const kind = (Object.keys(CREDENTIAL_PREFIX) as CredentialKind[]).find((k) => secret.startsWith(CREDENTIAL_PREFIX[k]));
   if (!kind) throw unauthenticated('credential must start with rdr_read_ or rdr_ingest_');
   const digest = hashSecret(secret);
-  const row = await findCredentialByHash(app.db, digest);
+  const row = await findCredential(app, digest);
   if (!row || !sameDigest(row.secret_hash, digest) || row.kind !== kind) throw unauthenticated('credential is unknown');
   if (row.revoked_at) throw unauthenticated('credential was revoked');
   if (row.expires_at.getTime() <= Date.now()) throw unauthenticated('credential has expired');

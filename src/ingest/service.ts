@@ -6,6 +6,7 @@ import { parseBody } from '../http/validate.ts';
 import { enqueue, JOBS } from '../queues/catalog.ts';
 import { canonicalBatch, formatDigest } from './canonical.ts';
 import { batchCompletions, type BatchWatch } from './completions.ts';
+import { ingestGate } from './gate.ts';
 import { presentReceipt, receiptPath, type BatchKey, type BatchRow } from './receipt.ts';
 import { acceptBatch, batchChannelKey, findBatch } from './repo.ts';
 import { BATCH_SCHEMAS, type IngestBatch } from './schemas.ts';
@@ -60,7 +61,7 @@ async function accept(app: AppContext, key: BatchKey, b: Parameters<typeof accep
   // No row means a concurrent request inserted this identity after our snapshot; by the
   // second try it is committed and visible.
   for (let i = 0; i < 3; i++) {
-    const row = await acceptBatch(app.db, key, b);
+    const row = await ingestGate(app).run(() => acceptBatch(app.db, key, b));
     if (row) return row;
   }
   throw new Error(`batch ${key.batchId} neither inserted nor found`);
@@ -91,7 +92,7 @@ async function waitUntilFinished(app: AppContext, key: BatchKey, watch: BatchWat
   for (;;) {
     if (!skipWait) await watch.next(deadline - Date.now(), signal);
     skipWait = false;
-    const row = await findBatch(app.db, key);
+    const row = await ingestGate(app).run(() => findBatch(app.db, key));
     if (!row) throw new Error(`batch ${key.batchId} disappeared while queued`);
     if (row.status !== 'queued' || Date.now() >= deadline || signal.aborted) return row;
   }
