@@ -37,10 +37,6 @@ export class FreshCache<K, V> {
     return this.refresh(key);
   }
 
-  clear(): void {
-    this.entries.clear();
-  }
-
   private refresh(key: K): Promise<V> {
     let p = this.loading.get(key);
     if (p) return p;

@@ -1,7 +1,9 @@
+import type { z } from 'zod';
 import type { Db } from '../db/connection.ts';
 import { pgp } from '../db/connection.ts';
 import { sqlFile } from '../db/sql-file.ts';
 import type { ModelKind, Protocol } from './protocol.ts';
+import type { UsageRowSchema } from './usage-job.ts';
 
 const q = {
   channelInsert: sqlFile('relay/channel-insert.sql'),
@@ -78,23 +80,7 @@ export function disableKey(db: Db, id: string): Promise<{ id: string; disabled_a
 }
 
 /** One metered call, as the front door reports it and the usage worker stores it. */
-export interface UsageRow {
-  id: string;
-  at: string;
-  request_id: string;
-  key_id: string;
-  model: string;
-  channel_id: string | null;
-  endpoint: string;
-  stream: boolean;
-  status: number;
-  input_tokens: number | null;
-  output_tokens: number | null;
-  cached_tokens: number | null;
-  reasoning_tokens: number | null;
-  ttfb_ms: number | null;
-  duration_ms: number;
-}
+export type UsageRow = z.output<typeof UsageRowSchema>;
 
 const usageColumns = new pgp.helpers.ColumnSet<UsageRow>(
   ['id', 'at', 'request_id', 'key_id', 'model', 'channel_id', 'endpoint', 'stream', 'status',

@@ -25,4 +25,3 @@ export const UsageRowSchema = z.object({
 
 /** One job carries the calls of a short window, so metering costs one Redis write per batch. */
 export const UsageJobSchema = z.object({ rows: z.array(UsageRowSchema).min(1).max(1000) });
-export type UsageJob = z.output<typeof UsageJobSchema>;
