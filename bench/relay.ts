@@ -205,12 +205,13 @@ async function rssOf(pid: number): Promise<number> {
 }
 
 /**
- * Many streams whose clients read one socket buffer every 200 ms. Without backpressure the
- * relay would buffer what the provider sends at full speed (8 MiB per stream here).
+ * Many streams whose clients take one socket read a second (at most 64 KiB), slower than
+ * the provider sends. Reports Radar's resident memory while they all stream.
  */
-async function slowReaders(port: number, key: string, pid: number, n: number, seconds: number): Promise<{ peak: number; before: number; after: number; bytes: number }> {
+async function slowReaders(port: number, key: string, pid: number, n: number, seconds: number): Promise<{ peak: number; before: number; after: number; bytes: number; streaming: number }> {
   const before = await rssOf(pid);
   let bytes = 0;
+  let streaming = 0;
   const body = JSON.stringify({ model: 'bench-big', messages: [{ role: 'user', content: 'go' }], stream: true });
   const request = `POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
   const sockets: net.Socket[] = [];
@@ -218,7 +219,10 @@ async function slowReaders(port: number, key: string, pid: number, n: number, se
     const s = net.connect(port, '127.0.0.1');
     s.setNoDelay(true);
     s.on('error', () => undefined);
+    let first = true;
     s.on('data', (d) => {
+      if (first && d.subarray(0, 15).toString() === 'HTTP/1.1 200 OK') streaming++;
+      first = false;
       bytes += d.length;
       s.pause();
     });
@@ -226,8 +230,14 @@ async function slowReaders(port: number, key: string, pid: number, n: number, se
     sockets.push(s);
     if (i % 100 === 99) await new Promise((r) => setTimeout(r, 20));
   }
-  const tick = setInterval(() => sockets.forEach((s) => s.resume()), 200);
+  const tick = setInterval(() => sockets.forEach((s) => s.resume()), 1000);
   let peak = before;
+  // The window starts once every stream is under way (or after 30 s, whichever is first).
+  const rampDeadline = Date.now() + 30_000;
+  while (streaming < n && Date.now() < rampDeadline) {
+    peak = Math.max(peak, await rssOf(pid));
+    await new Promise((r) => setTimeout(r, 100));
+  }
   const end = Date.now() + seconds * 1000;
   while (Date.now() < end) {
     peak = Math.max(peak, await rssOf(pid));
@@ -236,7 +246,7 @@ async function slowReaders(port: number, key: string, pid: number, n: number, se
   clearInterval(tick);
   sockets.forEach((s) => s.destroy());
   await new Promise((r) => setTimeout(r, 1000));
-  return { peak, before, after: await rssOf(pid), bytes };
+  return { peak, before, after: await rssOf(pid), bytes, streaming };
 }
 
 const ms = (v: number) => v.toFixed(3).padStart(8);
@@ -245,7 +255,8 @@ const MB = (v: number) => `${(v / 1024 / 1024).toFixed(0)} MB`;
 async function main(): Promise<void> {
   const fake = await startFake(['--chunks', '200']);
   const fakeUrl = fake.url;
-  const bigFakeUrl = (await startFake(['--chunks', '2000', '--pad', '4096'])).url;
+  // 8 MiB per stream at 80 KB/s: faster than the slow readers below take it.
+  const bigFakeUrl = (await startFake(['--chunks', '2000', '--pad', '4096', '--delay', '50'])).url;
 
   const dbUrl = new URL(PG);
   dbUrl.pathname = `/radar_bench_${Date.now().toString(36)}`;
@@ -299,8 +310,8 @@ async function main(): Promise<void> {
     const added = t.name === 'direct' ? '' : ms(r.p50 - seq.direct!.p50);
     console.log(`${t.name.padEnd(8)} ${r.rps.toFixed(0).padStart(8)} ${ms(r.p50)} ${ms(r.p99)}   ${added.padStart(8)}     ${ms(r.cpuPerCall)}`);
   }
-  const slow = await slowReaders(radarPort, key, radar.pid!, SLOW_STREAMS, Math.max(5, SECONDS));
-  console.log(`\n${SLOW_STREAMS} concurrent slow-reading streams through radar (8 MiB each upstream)`);
+  const slow = await slowReaders(radarPort, key, radar.pid!, SLOW_STREAMS, Math.max(10, SECONDS));
+  console.log(`\n${SLOW_STREAMS} concurrent slow-reading streams through radar (${slow.streaming} answered 200 and streamed; provider 80 KB/s each, readers ≤ 64 KiB/s)`);
   console.log(`radar RSS: ${MB(slow.before)} before, peak ${MB(slow.peak)}, ${MB(slow.after)} after the clients left; clients read ${MB(slow.bytes)}`);
   console.log(`\ntargets: radar added p50 < 1 ms (${(seq.radar!.p50 - seq.direct!.p50).toFixed(3)} ms), RSS < 300 MB (${MB(slow.peak)})`);
 }

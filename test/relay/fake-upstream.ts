@@ -297,10 +297,10 @@ function responseObject(id: string, created: number, body: any, status: string, 
   };
 }
 
-// `node --import tsx test/relay/fake-upstream.ts --port 0 --chunks 200` (the benchmark runs it
+// `node --import tsx test/relay/fake-upstream.ts --port 0 --chunks 200 [--pad B] [--delay MS]` (the benchmark runs it
 // in its own process so the provider does not compete with the load generator for a core).
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { port: { type: 'string', default: '0' }, chunks: { type: 'string', default: '5' }, pad: { type: 'string', default: '0' } } });
-  const fake = await startFakeUpstream({ chunks: Number(values.chunks), padBytes: Number(values.pad) }, Number(values.port));
+  const { values } = parseArgs({ options: { port: { type: 'string', default: '0' }, chunks: { type: 'string', default: '5' }, pad: { type: 'string', default: '0' }, delay: { type: 'string', default: '0' } } });
+  const fake = await startFakeUpstream({ chunks: Number(values.chunks), padBytes: Number(values.pad), chunkDelayMs: Number(values.delay) }, Number(values.port));
   process.stdout.write(JSON.stringify({ url: fake.url }) + '\n');
 }
