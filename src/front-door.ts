@@ -1,6 +1,7 @@
 import type { Config } from '../config/env.ts';
 import type { AppContext } from './app-context.ts';
 import { createDb } from './db/connection.ts';
+import { closeAuditWaiter } from './geo/audit-waiter.ts';
 import { allRoutes } from './http/routes.ts';
 import { closeBatchCompletions } from './ingest/completions.ts';
 import { startServer, type RunningServer } from './http/server.ts';
@@ -45,6 +46,7 @@ export async function startFrontDoor(config: Config, log: Logger = createLogger(
       if (unfinished) log.warn({ unfinished }, 'requests still running at shutdown');
     } },
     { name: 'ingest completions', run: () => closeBatchCompletions(app) },
+    { name: 'geo audit events', run: () => closeAuditWaiter(app) },
     // After http (no request uses the relay any more), before queues (the meter flushes into them).
     { name: 'relay', run: () => closeRelay(app) },
     { name: 'queues', run: () => queues.close() },

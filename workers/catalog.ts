@@ -1,4 +1,5 @@
 import type { QueueWorker } from './definition.ts';
+import { geoWorker } from './geo.ts';
 import { ingestWorker } from './ingest.ts';
 import { rollupWorker } from './rollup.ts';
 import { usageWorker } from './usage.ts';
@@ -11,4 +12,5 @@ export const QUEUE_WORKERS: readonly QueueWorker[] = [
   ingestWorker,
   rollupWorker,
   usageWorker,
+  geoWorker,
 ];

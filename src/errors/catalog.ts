@@ -24,6 +24,8 @@ export const ERROR_CATALOG = {
   revision_conflict: { status: 409, title: 'Same revision with other content' },
   revision_stale: { status: 409, title: 'Revision older than the stored one' },
   audit_in_progress: { status: 409, title: 'Audit with this Idempotency-Key is still running' },
+  geo_not_configured: { status: 409, title: 'GEO needs a configuration and at least one prompt first' },
+  geo_prompt_limit: { status: 409, title: 'The site has as many GEO prompts as allowed' },
   payload_too_large: { status: 413, title: 'Request body too large' },
   unsupported_media_type: { status: 415, title: 'Content-Type must be application/json' },
   semantic_invalid: { status: 422, title: 'Records are semantically invalid' },

@@ -1,6 +1,7 @@
 import { accountRoutes } from '../accounts/routes.ts';
 import { analyticsRoutes } from '../analytics/routes.ts';
 import { credentialRoutes } from '../credentials/routes.ts';
+import { geoRoutes } from '../geo/routes.ts';
 import { ingestRoutes } from '../ingest/routes.ts';
 import { recordRoutes } from '../records/routes.ts';
 import { relayRoutes } from '../relay/routes.ts';
@@ -18,6 +19,7 @@ export function allRoutes(isDraining: () => boolean): Route[] {
     ...credentialRoutes,
     ...ingestRoutes,
     ...recordRoutes,
+    ...geoRoutes,
     ...analyticsRoutes,
     ...relayRoutes,
   ];

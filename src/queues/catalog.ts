@@ -44,6 +44,12 @@ const RollupSitePayload = z.strictObject({
 });
 const RollupSweepPayload = z.strictObject({});
 
+export const GEO_QUEUE = 'geo';
+
+const GeoRunPayload = z.strictObject({ run_id: z.uuid() });
+const GeoScheduledRunPayload = z.strictObject({ site_id: z.uuid() });
+const GeoAuditPayload = z.strictObject({ audit_id: z.uuid() });
+
 export const JOBS = {
   /** Applies one stored batch (workers/ingest.ts). */
   ingestApply: {
@@ -60,6 +66,35 @@ export const JOBS = {
       removeOnFail: true,
     },
   } satisfies JobDefinition<typeof IngestApplyPayload>,
+  /** Asks every prompt of every model of one GEO run (workers/geo.ts). */
+  geoRun: {
+    queue: GEO_QUEUE,
+    name: 'geo.run',
+    schema: GeoRunPayload,
+    jobId: (d) => deterministicJobId('geo.run', [d.run_id]),
+    // Answers already stored are not asked again, so a retry costs only what failed with the
+    // worker; removeOnFail lets the worker-start recovery enqueue the run again.
+    options: { attempts: 3, backoff: { type: 'exponential', delay: 5000 }, removeOnComplete: true, removeOnFail: true },
+  } satisfies JobDefinition<typeof GeoRunPayload>,
+  /**
+   * A site's scheduled GEO run, made by its BullMQ job scheduler; `jobId` is the scheduler's
+   * id (src/geo/schedule.ts), as BullMQ names each delivered job after it.
+   */
+  geoScheduledRun: {
+    queue: GEO_QUEUE,
+    name: 'geo.scheduled-run',
+    schema: GeoScheduledRunPayload,
+    jobId: (d) => `geo-run-${d.site_id}`,
+    options: { attempts: 3, backoff: { type: 'exponential', delay: 5000 }, removeOnComplete: true, removeOnFail: 100 },
+  } satisfies JobDefinition<typeof GeoScheduledRunPayload>,
+  /** Audits one page for POST geo/audits (workers/geo.ts); the audit records its own failures. */
+  geoAudit: {
+    queue: GEO_QUEUE,
+    name: 'geo.audit',
+    schema: GeoAuditPayload,
+    jobId: (d) => deterministicJobId('geo.audit', [d.audit_id]),
+    options: { attempts: 2, removeOnComplete: true, removeOnFail: true },
+  } satisfies JobDefinition<typeof GeoAuditPayload>,
   /**
    * Folds a site's changed hours into its analytics rollups (workers/rollup.ts). One id per
    * site and coalescing slot: every batch of a slot shares one job, and a batch arriving

@@ -1,0 +1,2 @@
+-- One audit by id. Takes ${id}.
+SELECT * FROM geo_audits WHERE id = ${id}

@@ -1,0 +1,96 @@
+import type { Db } from '../db/connection.ts';
+import { metricsByModel, ratio } from './metrics.ts';
+import { entityCounts, findConfig, metricCounts, runCoverage, trafficSources } from './repo.ts';
+import { AI_ASSISTANTS, visitAssistant, type AssistantId } from './traffic.ts';
+import { daysOf, type ReportWindow } from './window.ts';
+
+/**
+ * GET geo/overview: the metrics over the window, overall and per model; how often the brand and
+ * each competitor are named and where; and coverage: runs that succeeded out of runs finished
+ * in the window, and configured models that answered at least once.
+ */
+export async function overview(db: Db, siteId: string, w: ReportWindow) {
+  const [config, rows, entities, coverage] = await Promise.all([
+    findConfig(db, siteId),
+    metricCounts(db, siteId, w),
+    entityCounts(db, siteId, w),
+    runCoverage(db, siteId, w),
+  ]);
+  const models = config?.models ?? [];
+  const { overall, models: perModel } = metricsByModel(rows, models);
+  const byName = new Map(entities.map((e) => [e.name, e]));
+  const named = config ? [{ name: config.brand_name, kind: 'brand' as const }, ...config.competitors.map((c) => ({ name: c.name, kind: 'competitor' as const }))] : [];
+  const runs = coverage.runs;
+  const finished = (runs.succeeded ?? 0) + (runs.partial ?? 0) + (runs.failed ?? 0);
+  const answered = models.filter((m) => coverage.models_answered.includes(m));
+  return {
+    data: {
+      overall,
+      models: perModel,
+      entities: named.map((e) => {
+        const c = byName.get(e.name);
+        return {
+          name: e.name,
+          kind: e.kind,
+          answers: c?.answers ?? 0,
+          mention_rate: ratio(c?.answers ?? 0, overall.answers),
+          average_position: c ? c.position_sum / c.answers : null,
+        };
+      }),
+      coverage: {
+        runs: {
+          succeeded: runs.succeeded ?? 0,
+          partial: runs.partial ?? 0,
+          failed: runs.failed ?? 0,
+          in_progress: (runs.queued ?? 0) + (runs.running ?? 0),
+          rate: ratio(runs.succeeded ?? 0, finished),
+        },
+        models: { configured: models, answered, rate: ratio(answered.length, models.length) },
+      },
+    },
+    window: w,
+    freshness: { as_of: new Date().toISOString(), last_answer_at: coverage.last_answer_at?.toISOString() ?? null },
+  };
+}
+
+/** GET geo/trends: the metrics of every day of the window (in its time zone), overall and per model. */
+export async function trends(db: Db, siteId: string, w: ReportWindow) {
+  const [config, rows] = await Promise.all([findConfig(db, siteId), metricCounts(db, siteId, w)]);
+  const models = config?.models ?? [];
+  return {
+    data: daysOf(w).map((day) => ({ day, ...metricsByModel(rows.filter((r) => r.day === day), models) })),
+    window: w,
+  };
+}
+
+/**
+ * GET geo/traffic: visits an AI assistant sent, per assistant and per day. A visit counts for an
+ * assistant when its `properties.channel`, its `campaign_id` or its campaign's name names one
+ * (see assistantOf); campaign `channel` values are the spec's fixed list (search, social, …),
+ * none of which can name an assistant.
+ */
+export async function traffic(db: Db, siteId: string, w: ReportWindow) {
+  const sources = await trafficSources(db, siteId, w);
+  const perDay = new Map<string, Map<AssistantId, number>>();
+  const totals = new Map<AssistantId, number>(AI_ASSISTANTS.map((a) => [a.id, 0]));
+  for (const s of sources) {
+    const a = visitAssistant(s);
+    if (!a) continue;
+    totals.set(a, totals.get(a)! + s.visits);
+    let day = perDay.get(s.day);
+    if (!day) perDay.set(s.day, (day = new Map()));
+    day.set(a, (day.get(a) ?? 0) + s.visits);
+  }
+  return {
+    data: {
+      visits: [...totals.values()].reduce((x, y) => x + y, 0),
+      assistants: [...totals].map(([assistant, visits]) => ({ assistant, visits })),
+      days: daysOf(w).map((day) => ({
+        day,
+        visits: [...(perDay.get(day)?.values() ?? [])].reduce((x, y) => x + y, 0),
+        assistants: Object.fromEntries(AI_ASSISTANTS.map((a) => [a.id, perDay.get(day)?.get(a.id) ?? 0])),
+      })),
+    },
+    window: w,
+  };
+}
