@@ -36,7 +36,8 @@ export type RelayRequest =
   | { protocol: 'chat'; body: ChatBody }
   | { protocol: 'embeddings'; body: EmbeddingsBody };
 
-const SCHEMAS = { responses: ResponsesSchema, chat: ChatSchema, embeddings: EmbeddingsSchema } as const;
+/** What the relay checks of each protocol's body (also its OpenAPI request body). */
+export const RELAY_BODY_SCHEMAS = { responses: ResponsesSchema, chat: ChatSchema, embeddings: EmbeddingsSchema } as const;
 
 /**
  * Effort fields that belong to another protocol (or to a client's config file) and would
@@ -63,7 +64,7 @@ export function parseRelayRequest(protocol: Protocol, value: unknown): RelayRequ
   for (const [field, message] of Object.entries(FOREIGN_FIELDS[protocol])) {
     if (field in value) throw new HttpError('unsupported_parameter', { detail: `Unsupported parameter: ${message}`, param: field });
   }
-  const r = SCHEMAS[protocol].safeParse(value);
+  const r = RELAY_BODY_SCHEMAS[protocol].safeParse(value);
   if (!r.success) {
     const issue = r.error.issues[0]!;
     const param = issue.path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('');

@@ -6,7 +6,7 @@ import type { ModelCall } from './call.ts';
 import type { Model } from './directory.ts';
 import type { Protocol } from './protocol.ts';
 import { relayFor } from './relay.ts';
-import { isStream, parseRelayRequest } from './request.ts';
+import { isStream, parseRelayRequest, RELAY_BODY_SCHEMAS } from './request.ts';
 import { noUsage, type Usage } from './usage.ts';
 
 const relayAuth = { kind: 'relay' } as const;
@@ -92,14 +92,41 @@ async function keyOf(ctx: RequestContext, app: AppContext) {
   return { relay, key: await relay.keys.authenticate(ctx.headers.authorization) };
 }
 
+// Besides 400/401/403/404: a provider's own status is passed on; 502 when none answered.
+const UPSTREAM_ERRORS = [413, 415, 429, 500, 502, 503] as const;
+
 export const relayRoutes: Route[] = [
-  route({ method: 'POST', path: '/v1/responses', auth: relayAuth, handler: callHandler('responses') }),
-  route({ method: 'POST', path: '/v1/chat/completions', auth: relayAuth, handler: callHandler('chat') }),
-  route({ method: 'POST', path: '/v1/embeddings', auth: relayAuth, handler: callHandler('embeddings') }),
+  route({
+    method: 'POST',
+    path: '/v1/responses',
+    auth: relayAuth,
+    docs: {
+      summary: 'Create a model response (Responses protocol)',
+      description: 'Forwarded as sent to a channel speaking Responses, converted for a chat-only channel; `stream: true` answers server-sent events.',
+      body: RELAY_BODY_SCHEMAS.responses,
+      errors: UPSTREAM_ERRORS,
+    },
+    handler: callHandler('responses'),
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/chat/completions',
+    auth: relayAuth,
+    docs: { summary: 'Create a chat completion', description: '`stream: true` answers server-sent events.', body: RELAY_BODY_SCHEMAS.chat, errors: UPSTREAM_ERRORS },
+    handler: callHandler('chat'),
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/embeddings',
+    auth: relayAuth,
+    docs: { summary: 'Create embeddings', body: RELAY_BODY_SCHEMAS.embeddings, errors: UPSTREAM_ERRORS },
+    handler: callHandler('embeddings'),
+  }),
   route({
     method: 'GET',
     path: '/v1/models',
     auth: relayAuth,
+    docs: { summary: 'List the models this key may call' },
     handler: async (ctx, app) => {
       const { relay, key } = await keyOf(ctx, app);
       return { body: { object: 'list', data: (await relay.directory.modelsFor(key)).map(listEntry) } };
@@ -109,6 +136,7 @@ export const relayRoutes: Route[] = [
     method: 'GET',
     path: '/v1/models/:model',
     auth: relayAuth,
+    docs: { summary: 'Retrieve a model this key may call' },
     handler: async (ctx, app) => {
       const { relay, key } = await keyOf(ctx, app);
       return { body: listEntry(await relay.directory.modelFor(key, ctx.params.model!)) };
