@@ -5,7 +5,7 @@ import { route, type Route } from '../http/route.ts';
 import { parseQuery } from '../http/validate.ts';
 import { presentReceipt } from './receipt.ts';
 import { findBatch } from './repo.ts';
-import { IDENTIFIER_PATTERN } from './schemas.ts';
+import { BATCH_SCHEMAS, IDENTIFIER_PATTERN } from './schemas.ts';
 import { ingestBatch } from './service.ts';
 
 const ReceiptQuerySchema = z.strictObject({ resource: z.enum(RESOURCES) });
@@ -16,6 +16,13 @@ export const ingestRoutes: Route[] = [
       method: 'POST',
       path: `/api/v1/sites/:siteId/ingest/${resource}`,
       auth: { kind: 'business', scopes: [ingestScope(resource)] },
+      docs: {
+        summary: `Ingest a batch of ${resource} (idempotent by batch_id)`,
+        description: '200 with the completed receipt (also for an identical retry, with `replay: true`); 202 with `Location` for `Prefer: respond-async` or when INGEST_SYNC_WAIT_MS runs out.',
+        tags: ['ingest'],
+        body: BATCH_SCHEMAS[resource],
+        errors: [409, 422],
+      },
       handler: (ctx, app) => ingestBatch(ctx, app, resource),
     }),
   ),
@@ -23,6 +30,7 @@ export const ingestRoutes: Route[] = [
     method: 'GET',
     path: '/api/v1/sites/:siteId/ingest/receipts/:batchId',
     auth: { kind: 'business', scopes: ['ingest:receipt:read'] },
+    docs: { summary: 'The receipt of a batch', tags: ['ingest'], query: ReceiptQuerySchema, errors: [404] },
     handler: async (ctx, app) => {
       const { resource } = parseQuery(ReceiptQuerySchema, ctx);
       const batchId = ctx.params.batchId!;
