@@ -24,6 +24,7 @@ function callHandler(protocol: Protocol): Route['handler'] {
     let channelId: string | null = null;
     let usage: Usage = noUsage();
     try {
+      Object.assign(ctx.responseHeaders, await app.limiter.enforce(`relay-key:${key.id}`, { perMinute: app.config.RATE_LIMIT_RELAY_KEY_PER_MIN }, 'this API key'));
       const request = parseRelayRequest(protocol, ctx.json());
       model = request.body.model;
       stream = isStream(request);
@@ -46,6 +47,11 @@ function callHandler(protocol: Protocol): Route['handler'] {
       }
       throw err;
     } finally {
+      if (model) {
+        app.metrics.relayTokens.inc({ model, direction: 'input' }, usage.input_tokens ?? 0);
+        app.metrics.relayTokens.inc({ model, direction: 'output' }, usage.output_tokens ?? 0);
+        if (ttfb !== null) app.metrics.relayTtfb.observe({ model }, ttfb / 1000);
+      }
       relay.meter.record({
         request_id: ctx.id,
         key_id: key.id,
@@ -69,7 +75,7 @@ function callHandler(protocol: Protocol): Route['handler'] {
  * pauses instead of this process's memory.
  */
 async function deliver(ctx: RequestContext, call: ModelCall, firstByte: () => void): Promise<void> {
-  const headers = { 'content-type': call.contentType, 'x-request-id': ctx.id };
+  const headers = { ...ctx.responseHeaders, 'content-type': call.contentType, 'x-request-id': ctx.id };
   if (!call.stream) {
     firstByte();
     ctx.reply.send(call.status, headers, call.body);

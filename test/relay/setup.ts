@@ -24,8 +24,8 @@ let channels = 0;
  * keys are written with the same repository functions the CLI uses; add them before the
  * first relay call of a test file, since the relay reads its directory at most once a second.
  */
-export async function relayFixture(): Promise<RelayFixture> {
-  const app = await startTestApp({ workers: ['usage'] });
+export async function relayFixture(env: Record<string, string> = {}): Promise<RelayFixture> {
+  const app = await startTestApp({ workers: ['usage'], env });
   const fakes: FakeUpstream[] = [];
   return {
     app,
