@@ -31,6 +31,10 @@ export async function ingestBatch(ctx: RequestContext, app: AppContext, resource
     throw new HttpError('semantic_invalid', { detail: `${semantic.length} semantic violations; nothing was stored`, errors: semantic });
   }
   const key: BatchKey = { siteId: ctx.params.siteId!.toLowerCase(), resource, batchId: body.batch_id };
+  // The quota counts records, not requests: one 500-record batch weighs 500 single ones.
+  Object.assign(ctx.responseHeaders, await app.limiter.enforce(
+    `ingest-site:${key.siteId}`, { perMinute: app.config.INGEST_QUOTA_RECORDS_PER_MIN }, "this site's ingest quota (records)", body.records.length,
+  ));
   const canonical = canonicalBatch(body.records);
   const { digest } = canonical;
 
