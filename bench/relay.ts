@@ -275,7 +275,7 @@ async function main(): Promise<void> {
   await insertKey(db, { name: 'bench', keyHash: hashSecret(key), prefix: key.slice(0, 10), models: ['*'], group: 'default' });
 
   const radarPort = await freePort();
-  const env = { DATABASE_URL: dbUrl.toString(), REDIS_URL, PORT: String(radarPort), HOST: '127.0.0.1', LOG_LEVEL: 'warn', QUEUE_PREFIX: `bench${Date.now().toString(36)}` };
+  const env = { DATABASE_URL: dbUrl.toString(), REDIS_URL, PORT: String(radarPort), HOST: '127.0.0.1', LOG_LEVEL: 'warn', QUEUE_PREFIX: `bench${Date.now().toString(36)}`, RATE_LIMIT_RELAY_KEY_PER_MIN: '0' };
   const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
   const radar = start(process.execPath, [...profile, 'src/cli/radar.js', 'serve'], env);
   start(process.execPath, ['src/cli/radar.js', 'work', '--queues', 'usage'], env);
