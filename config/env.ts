@@ -52,6 +52,8 @@ export const ConfigSchema = z
     RATE_LIMIT_RELAY_KEY_PER_MIN: z.coerce.number().int().min(0).default(6000),
     /** Records per minute one site may ingest, over all resources (0 = unlimited). */
     INGEST_QUOTA_RECORDS_PER_MIN: z.coerce.number().int().min(0).default(600_000),
+    /** A request body must arrive whole within this time, else 408 (slow or stalled uploads). */
+    BODY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
     /** When set, GET /metrics requires `Authorization: Bearer <METRICS_TOKEN>`. */
     METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
   })

@@ -36,7 +36,7 @@ export async function startFrontDoor(config: Config, log: Logger = createLogger(
   metrics.collectFrom(app, knownQueues());
 
   let draining = false;
-  const server = await startServer(app, allRoutes(() => draining), { host: config.HOST, port: config.PORT });
+  const server = await startServer(app, allRoutes(() => draining), { host: config.HOST, port: config.PORT, bodyTimeoutMs: config.BODY_TIMEOUT_MS });
   log.info({ host: config.HOST, port: server.port }, 'front door listening');
 
   const close = makeCloser(() => [

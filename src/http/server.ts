@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { TextDecoder } from 'node:util';
 import uWS from 'uWebSockets.js';
 import type { AppContext } from '../app-context.ts';
 import { authenticate } from '../auth/authenticate.ts';
@@ -9,6 +8,7 @@ import { HttpError, unavailable } from '../errors/http-error.ts';
 import { BODY_LIMIT_BYTES, readBody } from './body.ts';
 import type { RequestContext } from './context.ts';
 import { renderError, surfaceOf } from './error-body.ts';
+import { parseJsonBody } from './json-body.ts';
 import { notFound } from './not-found.ts';
 import { Reply } from './reply.ts';
 import type { Route } from './route.ts';
@@ -16,7 +16,6 @@ import { Router } from './router.ts';
 
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const EMPTY = Buffer.alloc(0);
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 /**
  * Total size of request header names and values we accept. uWS's own parser drops the
@@ -118,7 +117,7 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
         principal: null,
         responseHeaders,
         json() {
-          parsed ??= { value: parseJson(rawBody, base.headers['content-type']) };
+          parsed ??= { value: parseJsonBody(rawBody, base.headers['content-type']) };
           return parsed.value;
         },
       };
@@ -190,26 +189,6 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
       });
     });
   });
-}
-
-function parseJson(raw: Buffer, contentType: string | undefined): unknown {
-  // A missing Content-Type is tolerated (curl -d without -H still means JSON to us);
-  // an explicit non-JSON type is a client bug worth naming.
-  if (contentType !== undefined && !/^application\/([\w.+-]*\+)?json\s*(;|$)/i.test(contentType)) {
-    throw new HttpError('unsupported_media_type', { detail: `Content-Type ${contentType} is not JSON` });
-  }
-  if (raw.length === 0) throw new HttpError('invalid_json', { detail: 'request body is empty; a JSON object is required' });
-  let text: string;
-  try {
-    text = utf8.decode(raw);
-  } catch {
-    throw new HttpError('invalid_json', { detail: 'request body is not valid UTF-8' });
-  }
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new HttpError('invalid_json', { detail: `request body is not valid JSON: ${(err as Error).message}` });
-  }
 }
 
 function toHttpError(err: unknown): HttpError {

@@ -126,3 +126,28 @@ test('request headers over the limit get 431, on both surfaces', async () => {
   assert.equal(relay.body.error.code, 'headers_too_large');
   assert.equal((await call(app.url, 'GET', '/healthz', { headers: { 'x-padding': 'x'.repeat(8 * 1024) } })).status, 200);
 });
+
+test('a member given twice in one object is 400 invalid_json', async () => {
+  const raw = '{"name":"Acme","websiteUrl":"https://a.example","description":"dd","category":"chat","name":"Other"}';
+  const r = await call(app.url, 'POST', '/api/v1/me/sites', { session: owner.session, raw, headers: { 'content-type': 'application/json' } });
+  assertProblem(r, 400, 'invalid_json');
+  assert.match(r.body.detail, /"name" twice/);
+});
+
+test('a stalled request body is cut off with 408', async () => {
+  const stalled = await startTestApp({ env: { BODY_TIMEOUT_MS: '500' } });
+  try {
+    const sock = net.connect(Number(new URL(stalled.url).port), '127.0.0.1');
+    await new Promise((r) => sock.once('connect', r));
+    sock.write('POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"email":');
+    let answer = '';
+    sock.on('data', (d) => (answer += d));
+    const started = Date.now();
+    await new Promise((r) => sock.once('close', r));
+    assert.match(answer, /^HTTP\/1\.1 408 /);
+    assert.match(answer, /request_timeout/);
+    assert.ok(Date.now() - started < 5000);
+  } finally {
+    await stalled.close();
+  }
+});
