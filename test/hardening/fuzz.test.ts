@@ -32,7 +32,8 @@ before(async () => {
 });
 after(() => app.close());
 
-const VALID = batch('events', 'fuzz', [0, 1, 2].map((i) => sampleRecord('events', `fuzz_${i}`, { occurred_at: '2026-11-01T10:00:00Z' })));
+type Batch = { records: Record<string, unknown>[]; [k: string]: unknown };
+const VALID = batch('events', 'fuzz', [0, 1, 2].map((i) => sampleRecord('events', `fuzz_${i}`, { occurred_at: '2026-11-01T10:00:00Z' }))) as Batch;
 const FIELDS = ['event_id', 'event_type', 'external_user_id', 'session_id', 'campaign_id', 'revision', 'source', 'occurred_at', 'properties', 'activation_definition'];
 
 interface Mutant {
@@ -47,7 +48,7 @@ function locallyValid(value: unknown): boolean {
   return r.success && batchSemanticErrors('events', r.data.records as IngestRecord[], Date.now()).length === 0;
 }
 
-const clone = () => JSON.parse(JSON.stringify(VALID)) as { records: Record<string, unknown>[]; [k: string]: unknown };
+const clone = () => JSON.parse(JSON.stringify(VALID)) as Batch;
 const json = (v: unknown): Mutant => ({ body: JSON.stringify(v), contentType: 'application/json', valid: locallyValid(v) });
 const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
 
