@@ -18,7 +18,8 @@ export interface RequestContext {
   readonly rawBody: Buffer;
   /** The body parsed as JSON (400 invalid_json when it is not). */
   json(): unknown;
-  readonly log: Logger;
+  /** Carries the request id; after authentication also the site, account and credential ids. */
+  log: Logger;
   readonly reply: Reply;
   /** Set by authentication on business routes. */
   principal: Principal | null;

@@ -92,7 +92,7 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
   ): Promise<void> {
     const started = performance.now();
     const surface = surfaceOf(base.path);
-    const log = app.log.child({ reqId: base.id });
+    let log = app.log.child({ reqId: base.id });
     const { reply } = base;
     const responseHeaders: Record<string, string> = {};
     // Metrics are labelled by route pattern, never by raw path, to keep label sets bounded.
@@ -124,6 +124,10 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
       const { auth } = match.route;
       if (auth.kind === 'business') {
         ctx.principal = await authenticate(ctx, app);
+        const p = ctx.principal;
+        log = ctx.log = log.child(p.kind === 'credential'
+          ? { siteId: p.siteId, credentialId: p.credentialId }
+          : { accountId: p.accountId, ...(ctx.params.siteId ? { siteId: ctx.params.siteId } : {}) });
         if (ctx.principal.kind === 'credential') {
           Object.assign(responseHeaders, await app.limiter.enforce(`credential:${ctx.principal.credentialId}`, { perMinute: app.config.RATE_LIMIT_CREDENTIAL_PER_MIN }, 'this credential'));
         }
