@@ -43,6 +43,13 @@ export async function testServices(env: Record<string, string> = {}): Promise<Te
       await db.$pool.end();
       const admin = createDb({ url: PG_BASE, poolSize: 1, applicationName: 'radar-test-cleanup' });
       try {
+        // pg's pool.end() resolves once its clients are told to end, not once their backends
+        // are gone; a backend FORCE terminates mid-goodbye makes its client throw an uncaught
+        // "terminating connection". Give them a moment to leave on their own first.
+        const deadline = Date.now() + 5000;
+        while (Date.now() < deadline && (await admin.one('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [url.pathname.slice(1)])).n > 0) {
+          await new Promise((r) => setTimeout(r, 20));
+        }
         await admin.none('DROP DATABASE IF EXISTS $1:name WITH (FORCE)', [url.pathname.slice(1)]);
       } finally {
         await admin.$pool.end();
