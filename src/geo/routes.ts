@@ -3,7 +3,7 @@ import type { AppContext } from '../app-context.ts';
 import type { Scope } from '../auth/scopes.ts';
 import { HttpError, type FieldError } from '../errors/http-error.ts';
 import type { RequestContext } from '../http/context.ts';
-import { route, type Route } from '../http/route.ts';
+import { route, type Route, type RouteDocs } from '../http/route.ts';
 import { parseBody, parseQuery } from '../http/validate.ts';
 import { enqueue, JOBS } from '../queues/catalog.ts';
 import { relayFor } from '../relay/relay.ts';
@@ -34,8 +34,8 @@ const EVIDENCE: Scope[] = ['geo:read', 'geo:evidence:read'];
 const site = (ctx: RequestContext) => ctx.params.siteId!.toLowerCase();
 const windowOf = (w: { from?: string; to?: string }) => ({ from: w.from ?? null, to: w.to ?? null });
 
-function geo(method: Route['method'], path: string, scopes: Scope[], handler: Route['handler']): Route {
-  return route({ method, path: `/api/v1/sites/:siteId/geo/${path}`, auth: { kind: 'business', scopes }, handler });
+function geo(method: Route['method'], path: string, scopes: Scope[], docs: Omit<RouteDocs, 'tags'>, handler: Route['handler']): Route {
+  return route({ method, path: `/api/v1/sites/:siteId/geo/${path}`, auth: { kind: 'business', scopes }, docs: { ...docs, tags: ['geo'] }, handler });
 }
 
 /** 400 listing every configured model the relay does not know (ids are exact, case-sensitive). */
@@ -123,39 +123,39 @@ async function postAudit(ctx: RequestContext, app: AppContext) {
 
 /** Every GEO endpoint (spec 4.6, CONTRACT §2 scopes, §6); GETs start nothing. */
 export const geoRoutes: Route[] = [
-  geo('GET', 'config', READ, async (ctx, app) => {
+  geo('GET', 'config', READ, { summary: 'The GEO configuration, or null before the first PUT' }, async (ctx, app) => {
     const c = await repo.findConfig(app.db, site(ctx));
     return { body: { data: c ? presentConfig(c) : null } };
   }),
-  geo('PUT', 'config', ['geo:configure'], putConfig),
-  geo('GET', 'prompts', READ, async (ctx, app) => {
+  geo('PUT', 'config', ['geo:configure'], { summary: 'Replace the GEO configuration: brand, competitors, models, locale, schedule', body: GeoConfigBody }, putConfig),
+  geo('GET', 'prompts', READ, { summary: 'The tracked prompts, oldest first', query: PageQuery }, async (ctx, app) => {
     const q = parseQuery(PageQuery, ctx);
     return { body: pageOf(q, await repo.listPrompts(app.db, site(ctx), q), presentPrompt) };
   }),
-  geo('POST', 'prompts', ['geo:configure'], postPrompt),
-  geo('GET', 'runs', READ, async (ctx, app) => {
+  geo('POST', 'prompts', ['geo:configure'], { summary: 'Track a prompt (an existing one is answered as it is)', body: GeoPromptBody, errors: [409] }, postPrompt),
+  geo('GET', 'runs', READ, { summary: 'GEO runs, newest first, with their answer counts', query: RunsQuery }, async (ctx, app) => {
     const q = parseQuery(RunsQuery, ctx);
     return { body: pageOf(q, await repo.listRuns(app.db, site(ctx), { ...q, ...windowOf(q) }), presentRun) };
   }),
-  geo('POST', 'runs', ['geo:run'], postRun),
-  geo('GET', 'answers', EVIDENCE, async (ctx, app) => {
+  geo('POST', 'runs', ['geo:run'], { summary: 'Start a run now: every prompt asked of every configured model', body: GeoRunBody, errors: [409] }, postRun),
+  geo('GET', 'answers', EVIDENCE, { summary: 'Answers as the models gave them, with mentions and citations', query: AnswersQuery }, async (ctx, app) => {
     const q = parseQuery(AnswersQuery, ctx);
     return { body: pageOf(q, await repo.listAnswers(app.db, site(ctx), { ...q, ...windowOf(q), runId: q.run_id }), presentAnswer) };
   }),
-  geo('GET', 'citations', EVIDENCE, async (ctx, app) => {
+  geo('GET', 'citations', EVIDENCE, { summary: 'Cited URLs, most cited first', query: CitationsQuery }, async (ctx, app) => {
     const q = parseQuery(CitationsQuery, ctx);
     return { body: pageOf(q, await repo.listCitations(app.db, site(ctx), { ...q, ...windowOf(q), runId: q.run_id, domain: q.domain?.toLowerCase().replace(/^www\./, '') }), presentCitedUrl) };
   }),
-  geo('GET', 'overview', READ, async (ctx, app) => ({ body: await overview(app.db, site(ctx), reportWindow(parseQuery(WindowQuery, ctx), app.config.RADAR_TZ)) })),
-  geo('GET', 'trends', READ, async (ctx, app) => ({ body: await trends(app.db, site(ctx), reportWindow(parseQuery(WindowQuery, ctx), app.config.RADAR_TZ)) })),
-  geo('GET', 'traffic', READ, async (ctx, app) => ({ body: await traffic(app.db, site(ctx), reportWindow(parseQuery(WindowQuery, ctx), app.config.RADAR_TZ)) })),
-  geo('GET', 'reports', READ, async (ctx, app) => {
+  geo('GET', 'overview', READ, { summary: 'Mention rate, share of voice, citation rate, average position and coverage over a window', query: WindowQuery }, async (ctx, app) => ({ body: await overview(app.db, site(ctx), reportWindow(parseQuery(WindowQuery, ctx), app.config.RADAR_TZ)) })),
+  geo('GET', 'trends', READ, { summary: 'The GEO metrics per day of a window, overall and per model', query: WindowQuery }, async (ctx, app) => ({ body: await trends(app.db, site(ctx), reportWindow(parseQuery(WindowQuery, ctx), app.config.RADAR_TZ)) })),
+  geo('GET', 'traffic', READ, { summary: 'Visits sent by AI assistants, per assistant and day', query: WindowQuery }, async (ctx, app) => ({ body: await traffic(app.db, site(ctx), reportWindow(parseQuery(WindowQuery, ctx), app.config.RADAR_TZ)) })),
+  geo('GET', 'reports', READ, { summary: 'Page audits, newest first', query: ReportsQuery }, async (ctx, app) => {
     const q = parseQuery(ReportsQuery, ctx);
     return { body: pageOf(q, await repo.listAudits(app.db, site(ctx), { ...q, ...windowOf(q) }), presentAudit) };
   }),
-  geo('GET', 'site-checks', READ, async (ctx, app) => {
+  geo('GET', 'site-checks', READ, { summary: 'The latest checks of each audited URL', query: SiteChecksQuery }, async (ctx, app) => {
     const q = parseQuery(SiteChecksQuery, ctx);
     return { body: { data: (await repo.latestSiteChecks(app.db, site(ctx), q.url ?? null)).map(presentAudit) } };
   }),
-  geo('POST', 'audits', ['geo:run'], postAudit),
+  geo('POST', 'audits', ['geo:run'], { summary: 'Audit a public page (needs an Idempotency-Key header of 8 to 100 characters)', body: GeoAuditBody, errors: [409, 422] }, postAudit),
 ];

@@ -12,5 +12,18 @@ export function refusalOf(ip: string): string | null {
   let addr = ipaddr.parse(ip);
   if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
   const range = addr.range();
-  return range === 'unicast' ? null : `${addr.toString()} is ${range === 'private' ? 'a private' : `a ${range}`} address`;
+  return range === 'unicast' ? null : `${addr.toString()} is ${RANGE_NAMES[range] ?? `a reserved (${range})`} address`;
 }
+
+// ipaddr.js's range names, as a reader of an audit's detail would say them.
+const RANGE_NAMES: Readonly<Record<string, string>> = {
+  loopback: 'a loopback',
+  private: 'a private',
+  uniqueLocal: 'a private (unique-local)',
+  linkLocal: 'a link-local',
+  carrierGradeNat: 'a carrier-grade NAT',
+  multicast: 'a multicast',
+  broadcast: 'the broadcast',
+  unspecified: 'the unspecified',
+  reserved: 'a reserved',
+};

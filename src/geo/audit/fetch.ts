@@ -99,7 +99,7 @@ export class GuardedFetcher {
   private checkTarget(u: URL): void {
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new AddressRefusedError(`${u.protocol} URLs are not fetched; only http and https`);
     const literal = u.hostname.replace(/^\[|\]$/g, '');
-    if (isIP(literal)) this.checkAddress(literal, u.hostname);
+    if (isIP(literal)) this.checkAddress(literal, literal);
   }
 
   private checkAddress(address: string, host: string): void {

@@ -18,7 +18,7 @@ export interface PageFacts {
 }
 
 // Text inside these is not shown to a reader (or, for svg, is a drawing's label).
-const HIDDEN = new Set(['script', 'style', 'noscript', 'template', 'head', 'svg', 'iframe', 'object']);
+const HIDDEN = new Set(['script', 'style', 'noscript', 'template', 'head', 'title', 'svg', 'iframe', 'object']);
 
 /** Reads the facts in one streaming pass; malformed HTML is read as browsers would, forgivingly. */
 export function readPage(html: string): PageFacts {
