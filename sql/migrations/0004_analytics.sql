@@ -85,6 +85,7 @@ CREATE TABLE analytics_subscription_starts (
   started_at      timestamptz NOT NULL,
   PRIMARY KEY (site_id, subscription_id)
 );
+CREATE INDEX analytics_subscription_starts_time_idx ON analytics_subscription_starts (site_id, started_at);
 
 CREATE FUNCTION analytics_mark_dirty() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

@@ -8,21 +8,29 @@ const SEP = '\u0000';
  * analytics_counts holds, summed over the period's buckets.
  */
 export class Figures {
-  private readonly values = new Map<string, number>();
+  /** metric → `dim SEP currency` → value */
+  private readonly values = new Map<string, Map<string, number>>();
 
   add(metric: string, dim: string, currency: string, value: number): void {
-    const k = metric + SEP + dim + SEP + currency;
-    this.values.set(k, (this.values.get(k) ?? 0) + value);
+    let m = this.values.get(metric);
+    if (!m) this.values.set(metric, (m = new Map()));
+    const k = dim + SEP + currency;
+    m.set(k, (m.get(k) ?? 0) + value);
   }
 
   addAll(other: Figures): void {
-    for (const [k, v] of other.values) this.values.set(k, (this.values.get(k) ?? 0) + v);
+    for (const [metric, m] of other.values) {
+      for (const [k, v] of m) {
+        const [dim, currency] = k.split(SEP) as [string, string];
+        this.add(metric, dim, currency, v);
+      }
+    }
   }
 
   private *entries(metric: string): Generator<{ dim: string; currency: string; value: number }> {
-    for (const [k, value] of this.values) {
-      const [m, dim, currency] = k.split(SEP) as [string, string, string];
-      if (m === metric) yield { dim, currency, value };
+    for (const [k, value] of this.values.get(metric) ?? []) {
+      const [dim, currency] = k.split(SEP) as [string, string];
+      yield { dim, currency, value };
     }
   }
 
@@ -35,7 +43,9 @@ export class Figures {
 
   /** Whether any record of any family was counted (the records:<family> metrics). */
   hasRecords(): boolean {
-    for (const [k, v] of this.values) if (v > 0 && k.startsWith('records:')) return true;
+    for (const [metric, m] of this.values) {
+      if (metric.startsWith('records:')) for (const v of m.values()) if (v > 0) return true;
+    }
     return false;
   }
 

@@ -82,19 +82,17 @@ export function series(db: Queryable, siteId: string, r: RangeArrays): Promise<S
   return db.any(q.series, { siteId, ...r });
 }
 
-export interface DayHoursRow {
-  bucket: Date;
-  metric: string;
-  dim: string;
-  currency: string;
-  hours: number[];
-}
+/** [UTC day start (epoch ms), metric, dim, currency, 24 hourly values] */
+export type DayHours = [number, string, string, string, number[]];
 
 /** Site totals of whole UTC days with their hourly values; `from`, `to` are UTC midnights. */
-export async function dayHours(db: Queryable, siteId: string, from: number, to: number): Promise<DayHoursRow[]> {
-  const rows = await db.any<Omit<DayHoursRow, 'hours'> & { hours: string[] }>(q.dayHours, { siteId, from: iso(from), to: iso(to) });
-  // pg parses int8 arrays as strings; the values stay below 2^53 (spec limits), as the scalars do.
-  return rows.map((r) => ({ ...r, hours: r.hours.map(Number) }));
+export async function dayHours(db: Queryable, siteId: string, from: number, to: number): Promise<DayHours[]> {
+  const { rows } = await db.one<{ rows: string }>(q.dayHours, { siteId, from: iso(from), to: iso(to) });
+  if (!rows) return [];
+  return rows.split('\n').map((line) => {
+    const [bucket, metric, dim, currency, hours] = line.split('|') as [string, string, string, string, string];
+    return [Number(bucket), metric, dim, currency, hours.slice(1, -1).split(',').map(Number)];
+  });
 }
 
 export interface SourceRow {
