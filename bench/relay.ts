@@ -25,6 +25,7 @@ import { createDb } from '../src/db/connection.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { newRelayKey } from '../src/relay/keys.ts';
 import { insertChannel, insertKey } from '../src/relay/repo.ts';
+import { freePort } from '../test/helpers/ports.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -36,14 +37,6 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const children: ChildProcess[] = [];
 const cleanups: (() => Promise<unknown>)[] = [];
-
-async function freePort(): Promise<number> {
-  const s = net.createServer().listen(0, '127.0.0.1');
-  await once(s, 'listening');
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 async function waitForPort(port: number, child: ChildProcess, what: string): Promise<void> {
   const deadline = Date.now() + 20_000;
