@@ -115,11 +115,11 @@ export async function loadDays(db: Queryable, siteId: string, w: Window): Promis
 async function daysFromHours(db: Queryable, siteId: string, w: Window): Promise<Figures[]> {
   const days = w.days.map(() => new Figures());
   const starts = w.days.map((d) => d.from);
-  for (const r of await dayHours(db, siteId, Math.floor(w.from / DAY) * DAY, Math.ceil(w.to / DAY) * DAY)) {
-    r.hours.forEach((value, i) => {
-      const t = r.bucket.getTime() + i * HOUR;
+  for (const [bucket, metric, dim, currency, hours] of await dayHours(db, siteId, Math.floor(w.from / DAY) * DAY, Math.ceil(w.to / DAY) * DAY)) {
+    hours.forEach((value, i) => {
+      const t = bucket + i * HOUR;
       if (value === 0 || t < w.from || t >= w.to) return;
-      days[lastAtOrBefore(starts, t)]!.add(r.metric, r.dim, r.currency, value);
+      days[lastAtOrBefore(starts, t)]!.add(metric, dim, currency, value);
     });
   }
   return days;
