@@ -30,22 +30,15 @@ import { createDb, type Db } from '../src/db/connection.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { startFrontDoor } from '../src/front-door.ts';
 import { insertSite } from '../src/sites/repo.ts';
+import { envNumber, PG_BASE, REDIS_URL } from './env.ts';
 
-const num = (name: string, fallback: number) => {
-  const v = process.env[name];
-  if (v === undefined || v === '') return fallback;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer`);
-  return n;
-};
+const num = (name: string, fallback: number) => envNumber(name, fallback, 'count');
 
 const EVENTS = num('BENCH_EVENTS', 10_000_000);
 const SMALL_SITES = num('BENCH_SMALL_SITES', 100);
 const SMALL_EVENTS = num('BENCH_SMALL_EVENTS', 5_000);
 const REQUESTS = num('BENCH_REQUESTS', 40);
 const RAW_RUNS = num('BENCH_RAW_RUNS', 3);
-const PG_BASE = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 const TZ = 'Asia/Shanghai';
 /** Data covers the 100 days before this instant; the views read the last 90 of them. */

@@ -36,14 +36,9 @@ import { BATCH_SCHEMAS } from '../src/ingest/schemas.ts';
 import { RECORD_TABLES } from '../src/ingest/tables.ts';
 import { insertSite } from '../src/sites/repo.ts';
 import { spawnRadar, type RadarProcess } from '../test/ingest/processes.ts';
+import { envNumber, PG_BASE, REDIS_URL } from './env.ts';
 
-const num = (name: string, fallback: number) => {
-  const v = process.env[name];
-  if (v === undefined || v === '') return fallback;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number`);
-  return n;
-};
+const num = (name: string, fallback: number) => envNumber(name, fallback, 'positive');
 
 const SUSTAINED_S = num('BENCH_SUSTAINED_S', 20);
 const BURST_S = num('BENCH_BURST_S', 10);
@@ -51,8 +46,6 @@ const BURST_FACTOR = num('BENCH_BURST_FACTOR', 10);
 const CLIENTS = num('BENCH_CLIENTS', 8);
 const BATCH = num('BENCH_BATCH', 500);
 const WORKER_PROCESSES = num('BENCH_WORKER_PROCESSES', 1);
-const PG_BASE = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const DRAIN_TIMEOUT_MS = 15 * 60_000;
 
 const EVENT_TYPES = ['visit', 'visit', 'visit', 'visit', 'registration_completed', 'activation_completed', 'usage', 'usage', 'workflow_completed', 'order_paid'] as const;
