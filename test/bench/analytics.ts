@@ -21,15 +21,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { parseConfig } from '../config/env.ts';
-import { insertAccount } from '../src/accounts/repo.ts';
-import { rollupSite } from '../src/analytics/rollup.ts';
-import { hashSecret, newSecret } from '../src/auth/secrets.ts';
-import { insertCredential } from '../src/credentials/repo.ts';
-import { createDb, type Db } from '../src/db/connection.ts';
-import { migrate } from '../src/db/migrate.ts';
-import { startFrontDoor } from '../src/front-door.ts';
-import { insertSite } from '../src/sites/repo.ts';
+import { parseConfig } from '../../config/env.ts';
+import { insertAccount } from '../../src/accounts/repo.ts';
+import { rollupSite } from '../../src/analytics/rollup.ts';
+import { hashSecret, newSecret } from '../../src/auth/secrets.ts';
+import { insertCredential } from '../../src/credentials/repo.ts';
+import { createDb, type Db } from '../../src/db/connection.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { startFrontDoor } from '../../src/front-door.ts';
+import { insertSite } from '../../src/sites/repo.ts';
 import { envNumber, PG_BASE, REDIS_URL } from './env.ts';
 
 const num = (name: string, fallback: number) => envNumber(name, fallback, 'count');
