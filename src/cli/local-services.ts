@@ -81,35 +81,62 @@ export async function ensureLocalServices(env: NodeJS.ProcessEnv, log: Logger): 
 }
 
 function startPostgres(log: Logger): { url: string; stop: () => void } {
+  const pg = postgresServer({ data: path.join(HOME, 'pg'), socketDir: path.join(HOME, 'pg-socket'), port: PG_PORT });
+  log.info({ data: pg.data, port: PG_PORT }, 'starting private PostgreSQL');
+  pg.start();
+  return { url: pg.url('radar'), stop: () => pg.stop() };
+}
+
+export interface PostgresServer {
+  readonly data: string;
+  readonly port: number;
+  /** A connection URL for `database` on this server, as the `postgres` superuser. */
+  url(database: string): string;
+  /** Creates the cluster on first use, then starts it and waits until it accepts connections. */
+  start(): void;
+  /** `fast` disconnects clients and shuts down cleanly; `immediate` is a crash (recovery on the next start). */
+  stop(mode?: 'fast' | 'immediate'): void;
+}
+
+/**
+ * A PostgreSQL server of its own from the installed binaries, trusting local connections:
+ * `radar up`'s private database on a fresh machine, and the instances fault tests may stop.
+ */
+export function postgresServer(opts: { data: string; socketDir: string; port: number }): PostgresServer {
   const bin = pgBinDir();
   if (!bin) {
-    throw new UsageError('nothing answers at 127.0.0.1:5432 and PostgreSQL is not installed. Install it (Debian/Ubuntu: apt-get install postgresql) or set DATABASE_URL.');
+    throw new UsageError(`nothing answers at 127.0.0.1:5432 and PostgreSQL is not installed. Install it (Debian/Ubuntu: apt-get install postgresql) or set DATABASE_URL.`);
   }
-  const data = path.join(HOME, 'pg');
   // initdb refuses to run as root; the cluster then belongs to the postgres user.
   const asUser = process.getuid?.() === 0 ? 'postgres' : null;
-  if (!existsSync(path.join(data, 'PG_VERSION'))) {
-    mkdirSync(data, { recursive: true, mode: 0o700 });
-    if (asUser) chownPath(data, asUser);
-    run(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8'], asUser);
-  }
-  const socketDir = path.join(HOME, 'pg-socket');
-  mkdirSync(socketDir, { recursive: true });
-  if (asUser) chownPath(socketDir, asUser);
-  log.info({ data, port: PG_PORT }, 'starting private PostgreSQL');
-  run(path.join(bin, 'pg_ctl'), ['-D', data, '-l', path.join(data, 'server.log'), '-w', '-o', `-p ${PG_PORT} -k ${socketDir} -c listen_addresses=127.0.0.1`, 'start'], asUser);
+  const ctl = (...args: string[]) => run(path.join(bin, 'pg_ctl'), ['-D', opts.data, ...args], asUser);
   return {
-    url: `postgres://postgres@127.0.0.1:${PG_PORT}/radar`,
-    stop: () => run(path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop'], asUser),
+    data: opts.data,
+    port: opts.port,
+    url: (database) => `postgres://postgres@127.0.0.1:${opts.port}/${database}`,
+    start() {
+      for (const dir of [opts.data, opts.socketDir]) {
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
+        if (asUser) chownToUser(dir, asUser);
+      }
+      if (!existsSync(path.join(opts.data, 'PG_VERSION'))) {
+        run(path.join(bin, 'initdb'), ['-D', opts.data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8'], asUser);
+      }
+      ctl('-l', path.join(opts.data, 'server.log'), '-w', '-o', `-p ${opts.port} -k ${opts.socketDir} -c listen_addresses=127.0.0.1`, 'start');
+    },
+    stop(mode = 'fast') {
+      ctl('-m', mode, '-w', 'stop');
+    },
   };
 }
 
-function chownPath(p: string, user: string): void {
+/** Hands `dir` and its parent to `user`, so a server running as that user can reach it. */
+function chownToUser(dir: string, user: string): void {
   const r = spawnSync('id', ['-u', user], { encoding: 'utf8' });
   const g = spawnSync('id', ['-g', user], { encoding: 'utf8' });
   if (r.status !== 0) throw new UsageError(`running as root needs a "${user}" user to own the private PostgreSQL (it comes with Debian's postgresql package)`);
-  chownSync(HOME, Number(r.stdout), Number(g.stdout));
-  chownSync(p, Number(r.stdout), Number(g.stdout));
+  chownSync(path.dirname(dir), Number(r.stdout), Number(g.stdout));
+  chownSync(dir, Number(r.stdout), Number(g.stdout));
 }
 
 function startRedis(log: Logger): string {

@@ -35,7 +35,7 @@ import { sha256 } from '../../src/ingest/canonical.ts';
 import { BATCH_SCHEMAS } from '../../src/ingest/schemas.ts';
 import { RECORD_TABLES } from '../../src/ingest/tables.ts';
 import { insertSite } from '../../src/sites/repo.ts';
-import { spawnRadar, type RadarProcess } from '../ingest/processes.ts';
+import { spawnRadar, type RadarProcess } from '../helpers/processes.ts';
 import { envNumber, PG_BASE, REDIS_URL } from './env.ts';
 
 const num = (name: string, fallback: number) => envNumber(name, fallback, 'positive');

@@ -13,7 +13,8 @@ import { startWorkers } from '../../workers/run.ts';
 import { call, type Answer } from '../helpers/http.ts';
 import { testServices, type TestServices } from '../helpers/services.ts';
 import { batch, sampleRecord, type IngestSite } from './fixtures.ts';
-import { privateRedis, spawnRadar, type PrivateRedis, type RadarProcess } from './processes.ts';
+import { privateRedis, type PrivateRedis } from '../helpers/private-services.ts';
+import { spawnRadar, type RadarProcess } from '../helpers/processes.ts';
 
 /**
  * CONTRACT §3: once a batch is answered 200 or 202 it is never lost, whatever is killed.
