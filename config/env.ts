@@ -38,6 +38,8 @@ export const ConfigSchema = z
     INGEST_SYNC_WAIT_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
     GEO_AUDIT_ALLOW_PRIVATE_HOSTS: flag.default(false),
     WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
+    /** Period of the rollup sweep job scheduler, which folds in changes whose rollup job was lost. */
+    ROLLUP_SWEEP_EVERY_MS: z.coerce.number().int().min(1000).max(86_400_000).default(30_000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** Key prefix of every BullMQ queue, so several Radars (or test runs) can share one Redis. */
     QUEUE_PREFIX: z.string().regex(/^[a-zA-Z0-9_.-]{1,64}$/, 'letters, digits, _ . - only').default('radar'),

@@ -4,9 +4,6 @@ import { dirtySites } from '../src/analytics/repo.ts';
 import { jobPayload, JOBS, ROLLUP_QUEUE } from '../src/queues/catalog.ts';
 import type { QueueWorker } from './definition.ts';
 
-/** How often the sweep looks for sites whose changes no job has folded in yet. */
-const SWEEP_EVERY_MS = 30_000;
-
 /**
  * Keeps the analytics rollups (src/analytics/rollup.ts) up to date: `rollup.site` after
  * ingest batches, and the `rollup-sweep` scheduler for changes whose job was lost (a worker
@@ -20,7 +17,8 @@ export const rollupWorker: QueueWorker = {
       jobPayload(JOBS.rollupSweep, job);
       const sites = (await dirtySites(ctx.db)).map((s) => s.site_id);
       await enqueueRollups(ctx.queues, sites);
-      if (sites.length) ctx.log.info({ sites: sites.length }, 'rollup sweep enqueued sites with pending changes');
+      // One line per tick for the whole cluster, however many hosts serve the queue.
+      ctx.log.info({ jobId: job.id, sites: sites.length }, 'rollup sweep done');
       return sites.length;
     }
     const p = jobPayload(JOBS.rollupSite, job);
@@ -32,7 +30,7 @@ export const rollupWorker: QueueWorker = {
   // BullMQ stores one scheduler under this id however many workers upsert it, and delivers
   // one job per tick to one of them.
   onStart: async (ctx) => {
-    await ctx.queues.get(ROLLUP_QUEUE).upsertJobScheduler('rollup-sweep', { every: SWEEP_EVERY_MS }, {
+    await ctx.queues.get(ROLLUP_QUEUE).upsertJobScheduler('rollup-sweep', { every: ctx.config.ROLLUP_SWEEP_EVERY_MS }, {
       name: JOBS.rollupSweep.name,
       data: {},
       opts: JOBS.rollupSweep.options,
