@@ -1,12 +1,11 @@
 import type { Dispatcher } from 'undici';
 import { HttpError } from '../errors/http-error.ts';
 import type { Logger } from '../log.ts';
-import { responsesToChat } from './convert/request.ts';
-import { chatToResponse, seedFor, type ResponseSeed } from './convert/response.ts';
-import { ChatToResponsesStream } from './convert/stream.ts';
+import { conversionFor, type Conversion } from './convert/conversion.ts';
+import type { StreamConverter } from './convert/stream.ts';
 import { routesFor, type Channel, type Directory, type Model, type Route } from './directory.ts';
 import type { Protocol } from './protocol.ts';
-import { effortFor, isStream, requestedEffort, withEffort, type RelayRequest, type ResponsesBody } from './request.ts';
+import { effortFor, isStream, requestedEffort, withEffort, type RelayRequest } from './request.ts';
 import { SseParser } from './sse.ts';
 import type { UpstreamPools } from './upstream.ts';
 import { noUsage, readUsage, usageIn, type Usage } from './usage.ts';
@@ -84,10 +83,11 @@ export async function callModel(deps: CallDeps, input: ModelRequest, signal: Abo
       const message = await errorMessage(res.body);
       throw new HttpError('upstream_error', { status: res.statusCode, detail: `The upstream provider rejected the request (${res.statusCode}): ${message}` });
     }
-    const base = { model, channel: { id: route.channel.id, name: route.channel.name }, converted: payload.seed !== null, status: res.statusCode, usage: noUsage() };
-    if (!stream) return { ...base, stream: false, ...(await wholeBody(res, payload.seed, base.usage)) };
-    const chunks = payload.seed ? convertedChunks(res.body, new ChatToResponsesStream(payload.seed), base.usage) : nativeChunks(res.body, base.usage);
-    const contentType = payload.seed ? 'text/event-stream; charset=utf-8' : String(res.headers['content-type'] ?? 'text/event-stream');
+    const { conversion } = payload;
+    const base = { model, channel: { id: route.channel.id, name: route.channel.name }, converted: conversion !== null, status: res.statusCode, usage: noUsage() };
+    if (!stream) return { ...base, stream: false, ...(await wholeBody(res, conversion, base.usage)) };
+    const chunks = conversion ? convertedChunks(res.body, conversion.stream(), base.usage) : nativeChunks(res.body, base.usage);
+    const contentType = conversion ? 'text/event-stream; charset=utf-8' : String(res.headers['content-type'] ?? 'text/event-stream');
     return { ...base, stream: true, contentType, chunks };
   }
   throw new HttpError('upstream_error', {
@@ -112,20 +112,19 @@ function checkKind(model: Model, protocol: Protocol): void {
 /** The upstream body per route kind, built once each however many channels are tried. */
 class Payloads {
   private native: string | Buffer | null = null;
-  private converted: { body: string; seed: ResponseSeed } | null = null;
+  private converted: Conversion | null = null;
 
   constructor(private readonly request: RelayRequest, private readonly effort: string | null, private readonly raw: Buffer | undefined) {}
 
-  for(route: Route): { body: string | Buffer; seed: ResponseSeed | null } {
+  for(route: Route): { body: string | Buffer; conversion: Conversion | null } {
     if (route.upstream === this.request.protocol) {
       // The client's bytes as sent, unless the effort had to be renamed (minimal → none).
       const rewrite = this.effort !== requestedEffort(this.request);
       this.native ??= this.raw && !rewrite ? this.raw : JSON.stringify((rewrite ? withEffort(this.request, this.effort!) : this.request).body);
-      return { body: this.native, seed: null };
+      return { body: this.native, conversion: null };
     }
-    const body = this.request.body as ResponsesBody;
-    this.converted ??= { body: JSON.stringify(responsesToChat(body, this.effort)), seed: seedFor(body, this.effort) };
-    return this.converted;
+    this.converted ??= conversionFor(this.request, this.effort);
+    return { body: this.converted.body, conversion: this.converted };
   }
 }
 
@@ -156,18 +155,18 @@ async function errorMessage(body: Dispatcher.ResponseData['body']): Promise<stri
   return text.trim().slice(0, 500) || '(empty body)';
 }
 
-async function wholeBody(res: Dispatcher.ResponseData, seed: ResponseSeed | null, usage: Usage): Promise<{ body: Buffer | string; contentType: string }> {
+async function wholeBody(res: Dispatcher.ResponseData, conversion: Conversion | null, usage: Usage): Promise<{ body: Buffer | string; contentType: string }> {
   const bytes = await readAll(res.body, MAX_UPSTREAM_BODY);
   let parsed: unknown;
   try {
     parsed = JSON.parse(bytes.toString('utf8'));
   } catch {
-    if (seed) throw new HttpError('upstream_error', { detail: 'The upstream provider answered with a body that is not JSON.' });
+    if (conversion) throw new HttpError('upstream_error', { detail: 'The upstream provider answered with a body that is not JSON.' });
     return { body: bytes, contentType: String(res.headers['content-type'] ?? 'application/json') };
   }
   readUsage(usageIn(parsed), usage);
-  if (!seed) return { body: bytes, contentType: String(res.headers['content-type'] ?? 'application/json') };
-  return { body: JSON.stringify(chatToResponse(seed, parsed as object, usage)), contentType: 'application/json; charset=utf-8' };
+  if (!conversion) return { body: bytes, contentType: String(res.headers['content-type'] ?? 'application/json') };
+  return { body: JSON.stringify(conversion.answer(parsed as object, usage)), contentType: 'application/json; charset=utf-8' };
 }
 
 /** Upstream chunks as they come; frames are only scanned for the usage they may carry. */
@@ -190,10 +189,10 @@ async function* nativeChunks(body: Dispatcher.ResponseData['body'], usage: Usage
 const USAGE_FRAME = /"usage"\s*:\s*\{/;
 
 /**
- * A chat stream converted frame by frame. An upstream that breaks off mid-stream becomes
- * response.failed; a client that went away (the body aborts) just ends the iteration.
+ * A stream converted frame by frame. An upstream that breaks off mid-stream ends in the
+ * client protocol's failure; a client that went away (the body aborts) just ends the iteration.
  */
-async function* convertedChunks(body: Dispatcher.ResponseData['body'], conv: ChatToResponsesStream, usage: Usage): AsyncGenerator<string> {
+async function* convertedChunks(body: Dispatcher.ResponseData['body'], conv: StreamConverter, usage: Usage): AsyncGenerator<string> {
   yield conv.start();
   const parser = new SseParser();
   let failure: string | undefined;

@@ -119,16 +119,21 @@ function toChannel(row: ChannelRow): Channel {
   };
 }
 
+/** The protocol a request can be converted to for a channel that does not speak its own. */
+const CONVERTIBLE: Readonly<Partial<Record<Protocol, Protocol>>> = { responses: 'chat', chat: 'responses' };
+
 /**
  * The channels to try for a request, in order: highest priority first; among equal
  * priorities a weighted random order, so weight 3 is first three times as often as weight 1.
- * A channel that speaks only chat completions serves a Responses request by conversion.
+ * A channel that speaks only the other of chat completions and Responses serves the request
+ * by conversion.
  */
 export function routesFor(model: Model, protocol: Protocol, random: () => number = Math.random): Route[] {
   const usable: Route[] = [];
   for (const channel of model.channels) {
+    const other = CONVERTIBLE[protocol];
     if (channel.protocols.has(protocol)) usable.push({ channel, upstream: protocol });
-    else if (protocol === 'responses' && channel.protocols.has('chat')) usable.push({ channel, upstream: 'chat' });
+    else if (other && channel.protocols.has(other)) usable.push({ channel, upstream: other });
   }
   const ordered: Route[] = [];
   for (let i = 0; i < usable.length;) {

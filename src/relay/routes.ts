@@ -118,7 +118,12 @@ export const relayRoutes: Route[] = [
     method: 'POST',
     path: '/v1/chat/completions',
     auth: relayAuth,
-    docs: { summary: 'Create a chat completion', description: '`stream: true` answers server-sent events.', body: RELAY_BODY_SCHEMAS.chat, errors: UPSTREAM_ERRORS },
+    docs: {
+      summary: 'Create a chat completion',
+      description: 'Forwarded as sent to a channel speaking chat completions, converted for a Responses-only channel; `stream: true` answers server-sent events.',
+      body: RELAY_BODY_SCHEMAS.chat,
+      errors: UPSTREAM_ERRORS,
+    },
     handler: callHandler('chat'),
   }),
   route({

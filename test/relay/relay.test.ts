@@ -4,12 +4,15 @@ import OpenAI from 'openai';
 import { CACHED_TOKENS, deltas, type FakeUpstream } from './fake-upstream.ts';
 import { eventually, relayFixture, type RelayFixture } from './setup.ts';
 
-// Both protocols natively (gpt-native, the embedding model) and a chat-only provider
-// (chat-only, chat-breaks), so every call runs native and converted.
+// Both protocols natively (gpt-native, the embedding model), a chat-only provider
+// (chat-only, chat-breaks) and a Responses-only one (responses-only, responses-breaks), so
+// every call runs native and converted in both directions.
 let fx: RelayFixture;
 let both: FakeUpstream;
 let chatOnly: FakeUpstream;
 let breaking: FakeUpstream;
+let responsesOnly: FakeUpstream;
+let responsesBreaking: FakeUpstream;
 let key: string;
 let keyId: string;
 let client: OpenAI;
@@ -22,9 +25,13 @@ before(async () => {
   both = await fx.fake();
   chatOnly = await fx.fake({ protocols: ['chat'] });
   breaking = await fx.fake({ protocols: ['chat'], breakAfterFrames: 3 });
+  responsesOnly = await fx.fake({ protocols: ['responses'] });
+  responsesBreaking = await fx.fake({ protocols: ['responses'], breakAfterFrames: 5 });
   await fx.channel({ baseUrl: both.base, models: ['gpt-native', 'text-embedding-fake'] });
   await fx.channel({ baseUrl: chatOnly.base, models: ['chat-only'], protocols: ['chat'] });
   await fx.channel({ baseUrl: breaking.base, models: ['chat-breaks'], protocols: ['chat'] });
+  await fx.channel({ baseUrl: responsesOnly.base, models: ['responses-only'], protocols: ['responses'] });
+  await fx.channel({ baseUrl: responsesBreaking.base, models: ['responses-breaks'], protocols: ['responses'] });
   await fx.model('gpt-native', ['low', 'medium', 'high', 'xhigh']);
   await fx.model('chat-only', ['none', 'low', 'high']);
   await fx.model('text-embedding-fake', [], 'embedding');
@@ -46,7 +53,7 @@ const lastReceived = (f: FakeUpstream) => f.received[f.received.length - 1]!;
 describe('models', () => {
   test('lists exactly the models the key may call, in the OpenAI list shape', async () => {
     const all = await client.models.list();
-    assert.deepEqual(all.data.map((m) => m.id), ['chat-breaks', 'chat-only', 'gpt-native', 'text-embedding-fake']);
+    assert.deepEqual(all.data.map((m) => m.id), ['chat-breaks', 'chat-only', 'gpt-native', 'responses-breaks', 'responses-only', 'text-embedding-fake']);
     assert.equal(all.data[0]!.object, 'model');
     const narrow = await fx.client((await fx.key(['gpt-native', 'not-served'])).key).models.list();
     assert.deepEqual(narrow.data.map((m) => m.id), ['gpt-native']);
@@ -201,6 +208,140 @@ describe('Responses to a chat-only channel', () => {
   });
 });
 
+describe('chat completions to a Responses-only channel', () => {
+  const weather: OpenAI.Chat.ChatCompletionTool[] = [{ type: 'function', function: { name: 'get_weather', description: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }];
+
+  /** Text, tool calls (accumulated as the SDK's helpers do), finish reason and usage of a chat stream. */
+  async function collect(stream: AsyncIterable<OpenAI.Chat.ChatCompletionChunk>) {
+    const chunks: OpenAI.Chat.ChatCompletionChunk[] = [];
+    for await (const c of stream) chunks.push(c);
+    const calls: { id?: string; name?: string; args: string }[] = [];
+    for (const tc of chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? [])) {
+      const call = (calls[tc.index] ??= { args: '' });
+      call.id ??= tc.id;
+      call.name ??= tc.function?.name;
+      call.args += tc.function?.arguments ?? '';
+    }
+    return {
+      chunks,
+      text: chunks.map((c) => c.choices[0]?.delta.content ?? '').join(''),
+      calls,
+      finish: chunks.map((c) => c.choices[0]?.finish_reason).find(Boolean),
+      usage: chunks.find((c) => c.usage)?.usage,
+    };
+  }
+
+  test('non-streaming: converted both ways with usage details', async () => {
+    const c = await client.chat.completions.create({
+      model: 'responses-only', reasoning_effort: 'low', max_completion_tokens: 50, n: 1, presence_penalty: 0,
+      messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: [{ type: 'text', text: 'say' }, { type: 'text', text: ' hello' }] }],
+    });
+    const got = lastReceived(responsesOnly);
+    assert.equal(got.path, '/v1/responses');
+    assert.deepEqual(got.body, {
+      model: 'responses-only',
+      input: [{ role: 'system', content: 'be brief' }, { role: 'user', content: [{ type: 'input_text', text: 'say' }, { type: 'input_text', text: ' hello' }] }],
+      store: false, reasoning: { effort: 'low' }, max_output_tokens: 50,
+    });
+    assert.equal(c.object, 'chat.completion');
+    assert.equal(c.model, 'responses-only');
+    assert.equal(c.choices[0]!.message.content, TEXT);
+    assert.equal(c.choices[0]!.finish_reason, 'stop');
+    assert.deepEqual(c.usage, {
+      prompt_tokens: 4, completion_tokens: 9, total_tokens: 13,
+      prompt_tokens_details: { cached_tokens: CACHED_TOKENS }, completion_tokens_details: { reasoning_tokens: 4 },
+    });
+  });
+
+  test('streaming: chunks as OpenAI sends them, the usage chunk only when asked for', async () => {
+    const plain = await collect(await client.chat.completions.create({ model: 'responses-only', messages: [{ role: 'user', content: 'stream' }], stream: true }));
+    assert.equal(lastReceived(responsesOnly).body.stream, true);
+    assert.equal(plain.text, TEXT);
+    assert.equal(plain.finish, 'stop');
+    assert.equal(plain.chunks[0]!.choices[0]!.delta.role, 'assistant');
+    assert.ok(plain.chunks.every((c) => !('usage' in c) && c.object === 'chat.completion.chunk' && c.id === plain.chunks[0]!.id));
+
+    const counted = await collect(await client.chat.completions.create({
+      model: 'responses-only', messages: [{ role: 'user', content: 'stream' }], stream: true, stream_options: { include_usage: true }, reasoning_effort: 'high',
+    }));
+    assert.equal(counted.text, TEXT);
+    const last = counted.chunks.at(-1)!;
+    assert.deepEqual(last.choices, []);
+    assert.equal(last.usage?.completion_tokens_details?.reasoning_tokens, 16);
+    assert.equal(last.usage?.prompt_tokens_details?.cached_tokens, CACHED_TOKENS);
+    assert.ok(counted.chunks.slice(0, -1).every((c) => c.usage === null));
+  });
+
+  test('tool calls, streamed and not, and their results sent back', async () => {
+    const question: OpenAI.Chat.ChatCompletionMessageParam = { role: 'user', content: 'What is the weather in Paris?' };
+    const streamed = await collect(await client.chat.completions.create({ model: 'responses-only', messages: [question], tools: weather, tool_choice: 'auto', stream: true }));
+    assert.deepEqual(lastReceived(responsesOnly).body.tools, [{ type: 'function', name: 'get_weather', strict: false, description: 'weather', parameters: weather[0]!.type === 'function' ? weather[0]!.function.parameters : null }]);
+    assert.equal(streamed.finish, 'tool_calls');
+    assert.equal(streamed.calls.length, 1);
+    const call = streamed.calls[0]!;
+    assert.match(call.id!, /^call_/);
+    assert.equal(call.name, 'get_weather');
+    assert.equal(call.args, '{"city":"Paris"}');
+    // Argument deltas arrive as the provider streams them, not in one piece.
+    assert.equal(streamed.chunks.filter((c) => c.choices[0]?.delta.tool_calls?.[0]?.function?.arguments).length, 3);
+
+    // The SDK's own stream helper assembles the same call.
+    const helper = await client.chat.completions.stream({ model: 'responses-only', messages: [question], tools: weather }).finalChatCompletion();
+    assert.equal(helper.choices[0]!.message.tool_calls?.[0]?.type === 'function' && helper.choices[0]!.message.tool_calls[0].function.arguments, '{"city":"Paris"}');
+
+    const whole = await client.chat.completions.create({ model: 'responses-only', messages: [question], tools: weather, tool_choice: { type: 'function', function: { name: 'get_weather' } } });
+    assert.deepEqual(lastReceived(responsesOnly).body.tool_choice, { type: 'function', name: 'get_weather' });
+    const message = whole.choices[0]!.message;
+    assert.equal(whole.choices[0]!.finish_reason, 'tool_calls');
+    assert.equal(message.content, null);
+    assert.equal(message.tool_calls?.length, 1);
+    const { id, ...rest } = message.tool_calls[0]!;
+    assert.match(id, /^call_/);
+    assert.deepEqual(rest, { type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } });
+
+    await client.chat.completions.create({
+      model: 'responses-only',
+      tools: weather,
+      messages: [question, { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city":"Paris"}' } }] }, { role: 'tool', tool_call_id: 'call_1', content: '{"temp":21}' }],
+    });
+    assert.deepEqual(lastReceived(responsesOnly).body.input.slice(1), [
+      { type: 'function_call', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}' },
+      { type: 'function_call_output', call_id: 'call_1', output: '{"temp":21}' },
+    ]);
+  });
+
+  test('an incomplete Response is finish_reason length, streamed and not', async () => {
+    const c = await client.chat.completions.create({ model: 'responses-only', messages: [{ role: 'user', content: 'long' }], max_tokens: 2 });
+    assert.equal(lastReceived(responsesOnly).body.max_output_tokens, 2);
+    assert.equal(c.choices[0]!.finish_reason, 'length');
+    assert.equal(c.choices[0]!.message.content, 'Hello t1');
+    const s = await collect(await client.chat.completions.create({ model: 'responses-only', messages: [{ role: 'user', content: 'long' }], max_tokens: 2, stream: true }));
+    assert.equal(s.finish, 'length');
+  });
+
+  test('an upstream that breaks off mid-stream is an error the SDK raises, after the text so far', async () => {
+    let text = '';
+    await assert.rejects(async () => {
+      for await (const c of await client.chat.completions.create({ model: 'responses-breaks', messages: [{ role: 'user', content: 'x' }], stream: true })) text += c.choices[0]?.delta.content ?? '';
+    }, (err: unknown) => err instanceof OpenAI.APIError && /broke off|closed the stream/.test(err.message));
+    assert.equal(text, 'Hello');
+  });
+
+  test('fields Responses cannot express are refused, naming the field', async () => {
+    const refused = async (body: object, param: string) => {
+      const err = await client.chat.completions.create({ model: 'responses-only', messages: [{ role: 'user', content: 'x' }], ...body } as OpenAI.Chat.ChatCompletionCreateParamsNonStreaming).then(() => null, (e: unknown) => e);
+      assert.ok(err instanceof OpenAI.BadRequestError, String(err));
+      assert.equal(err.code, 'unsupported_parameter');
+      assert.equal(err.param, param);
+      assert.match(err.message, /served through a Responses provider/);
+    };
+    await refused({ stop: ['\n'] }, 'stop');
+    await refused({ n: 2 }, 'n');
+    await refused({ messages: [{ role: 'user', content: 'x', name: 'bob' }] }, 'messages[0].name');
+    await refused({ messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: '', format: 'wav' } }] }] }, 'messages[0].content[0].type');
+  });
+});
+
 describe('metering', () => {
   test('every call lands in relay_usage with key, model, channel, status, tokens and timings', async () => {
     // Rows of earlier calls (a broken stream's, say) may still be landing: pick this test's by model and time.
@@ -229,5 +370,25 @@ describe('metering', () => {
     assert.equal(plain.endpoint, 'chat');
     assert.equal(plain.input_tokens, 3);
     assert.equal(plain.stream, false);
+  });
+
+  /** Runs a chat stream to its end; returns the chunks and the relay_usage row of the call. */
+  async function meteredStream(body: OpenAI.Chat.ChatCompletionCreateParamsStreaming) {
+    const { data, response } = await client.chat.completions.create(body).withResponse();
+    const chunks: OpenAI.Chat.ChatCompletionChunk[] = [];
+    for await (const c of data) chunks.push(c);
+    const id = response.headers.get('x-request-id');
+    const row = await eventually<Record<string, unknown>>(async () => (await fx.app.db.oneOrNone('SELECT * FROM relay_usage WHERE request_id = $1', [id])) ?? undefined, 5000, 'the usage row');
+    return { chunks, row };
+  }
+
+  test('a chat stream converted for a Responses channel is metered in full, usage chunk or not', async () => {
+    const { chunks, row } = await meteredStream({ model: 'responses-only', messages: [{ role: 'user', content: 'a b c' }], stream: true });
+    assert.ok(chunks.every((c) => !('usage' in c)));
+    assert.equal(row.endpoint, 'chat');
+    assert.equal(row.input_tokens, 3);
+    assert.equal(row.output_tokens, 5 + 8);
+    assert.equal(row.cached_tokens, CACHED_TOKENS);
+    assert.equal(row.reasoning_tokens, 8);
   });
 });

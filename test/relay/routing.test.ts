@@ -62,7 +62,7 @@ function channel(id: string, priority: number, weight: number, protocols: Channe
   return { id, name: id, origin: 'http://x', basePath: '/v1', apiKey: null, protocols, priority, weight };
 }
 
-test('routes go by priority, then by weight among equals, and convert for chat-only channels', () => {
+test('routes go by priority, then by weight among equals, and convert for channels speaking the other protocol', () => {
   const model: Model = {
     id: 'm', efforts: [], kind: null, created: 0,
     channels: [channel('top', 9, 1), channel('heavy', 1, 3), channel('light', 1, 1), channel('chat', 0, 1, new Set(['chat']))],
@@ -79,4 +79,6 @@ test('routes go by priority, then by weight among equals, and convert for chat-o
   }
   assert.ok(Math.abs(firstHeavy / 4000 - 0.75) < 0.03, `heavy first ${firstHeavy} of 4000`);
   assert.deepEqual(routesFor(model, 'embeddings').length, 0);
+  const responsesOnly = channel('responses', 0, 1, new Set(['responses']));
+  assert.deepEqual(routesFor({ ...model, channels: [responsesOnly] }, 'chat'), [{ channel: responsesOnly, upstream: 'responses' }]);
 });

@@ -1,5 +1,5 @@
 import { HttpError } from '../../errors/http-error.ts';
-import type { ResponsesBody } from '../request.ts';
+import type { ChatBody, ResponsesBody } from '../request.ts';
 
 type Json = Record<string, unknown>;
 type ChatMessage = Json & { role: string };
@@ -13,12 +13,16 @@ const SAME_NAME = ['model', 'temperature', 'top_p', 'parallel_tool_calls', 'user
 const DROPPED = new Set(['store', 'include', 'prompt_cache_key', 'metadata', 'service_tier', 'truncation', 'safety_identifier', 'stream_options', 'top_logprobs', 'max_tool_calls']);
 const HANDLED = new Set([...SAME_NAME, 'input', 'instructions', 'reasoning', 'tools', 'tool_choice', 'max_output_tokens', 'text']);
 
-function unsupported(param: string, why: string): HttpError {
-  return new HttpError('unsupported_parameter', {
-    detail: `Unsupported parameter: '${param}' ${why} (this model is served through a chat-completions provider).`,
-    param,
-  });
+/** 400 for a field the target protocol cannot express, naming the protocol the model is served through. */
+function refusal(target: 'chat-completions' | 'Responses') {
+  return (param: string, why: string): HttpError =>
+    new HttpError('unsupported_parameter', {
+      detail: `Unsupported parameter: '${param}' ${why} (this model is served through a ${target} provider).`,
+      param,
+    });
 }
+
+const unsupported = refusal('chat-completions');
 
 /**
  * A Responses request as a chat-completions request, for a channel that speaks only chat.
@@ -97,11 +101,15 @@ function chatContent(content: unknown, param: string, assistant: boolean): unkno
   });
 }
 
-function textOf(parts: unknown, param: string): string {
+const RESPONSES_TEXT_PARTS = new Set(['input_text', 'output_text', 'refusal']);
+const CHAT_TEXT_PARTS = new Set(['text', 'refusal']);
+
+/** Content parts of one protocol flattened to text, for places the other takes only a string. */
+function textOf(parts: unknown, param: string, textParts = RESPONSES_TEXT_PARTS, fail = unsupported): string {
   if (!Array.isArray(parts)) throw new HttpError('invalid_request_error', { detail: `Invalid value for '${param}'.`, param });
   return parts.map((p: Json, i) => {
-    if (p.type === 'input_text' || p.type === 'output_text' || p.type === 'refusal') return String(p.text ?? p.refusal ?? '');
-    throw unsupported(`${param}[${i}].type`, `of type '${String(p.type)}'`);
+    if (textParts.has(String(p.type))) return String(p.text ?? p.refusal ?? '');
+    throw fail(`${param}[${i}].type`, `of type '${String(p.type)}'`);
   }).join('');
 }
 
@@ -126,4 +134,115 @@ function chatResponseFormat(format: Json): Json {
     return { type: 'json_schema', json_schema: schema };
   }
   throw unsupported('text.format.type', `'${String(format.type)}'`);
+}
+
+const notInResponses = refusal('Responses');
+
+/** Chat fields with a Responses equivalent of the same name and meaning. */
+const CHAT_SAME_NAME = ['model', 'temperature', 'top_p', 'parallel_tool_calls', 'user', 'stream', 'metadata', 'service_tier', 'prompt_cache_key', 'safety_identifier'] as const;
+const CHAT_HANDLED = new Set([...CHAT_SAME_NAME, 'messages', 'reasoning_effort', 'max_tokens', 'max_completion_tokens', 'tools', 'tool_choice', 'response_format', 'verbosity', 'store', 'stream_options']);
+/** Chat fields that Responses lacks but which change nothing at these values; clients often send them. */
+const CHAT_NEUTRAL: Readonly<Record<string, unknown>> = { n: 1, frequency_penalty: 0, presence_penalty: 0, logprobs: false };
+const CHAT_MESSAGE_FIELDS = new Set(['role', 'content', 'tool_calls', 'tool_call_id', 'refusal']);
+
+/**
+ * A chat-completions request as a Responses request, for a channel that speaks only
+ * Responses. As in the other direction, a field without an equivalent is refused (400
+ * unsupported_parameter) rather than dropped. Two defaults differ between the protocols and
+ * are pinned to chat's: `store` (Responses stores by default) and a function tool's `strict`
+ * (Responses validates strictly by default).
+ */
+export function chatToResponses(body: ChatBody, effort: string | null): Json {
+  for (const [field, value] of Object.entries(body)) {
+    if (CHAT_HANDLED.has(field) || value === null || value === undefined) continue;
+    if (field in CHAT_NEUTRAL && CHAT_NEUTRAL[field] === value) continue;
+    throw notInResponses(field, 'has no Responses equivalent');
+  }
+  const out: Json = {};
+  for (const f of CHAT_SAME_NAME) if (body[f] !== undefined && body[f] !== null) out[f] = body[f];
+  const input: Json[] = [];
+  body.messages.forEach((m, i) => appendMessage(input, m, `messages[${i}]`));
+  out.input = input;
+  out.store = body.store ?? false;
+  if (effort !== null) out.reasoning = { effort };
+  const max = body.max_completion_tokens ?? body.max_tokens;
+  if (typeof max === 'number') out.max_output_tokens = max;
+  if (Array.isArray(body.tools) && body.tools.length) out.tools = body.tools.map((t, i) => responsesTool(t as Json, `tools[${i}]`));
+  if (body.tool_choice !== undefined && body.tool_choice !== null) out.tool_choice = responsesToolChoice(body.tool_choice);
+  const text: Json = {};
+  const format = body.response_format as Json | undefined | null;
+  if (format && format.type !== 'text') text.format = responsesFormat(format);
+  if (typeof body.verbosity === 'string') text.verbosity = body.verbosity;
+  if (Object.keys(text).length) out.text = text;
+  return out;
+}
+
+function appendMessage(input: Json[], message: Json & { role: string }, param: string): void {
+  for (const [field, value] of Object.entries(message)) {
+    if (!CHAT_MESSAGE_FIELDS.has(field) && value !== null && value !== undefined) throw notInResponses(`${param}.${field}`, 'has no Responses equivalent');
+  }
+  const { role, content } = message;
+  switch (role) {
+    case 'system':
+    case 'developer':
+    case 'user':
+      input.push({ role, content: responsesContent(content, `${param}.content`) });
+      return;
+    case 'assistant': {
+      const text = content === null || content === undefined ? '' : typeof content === 'string' ? content : textOf(content, `${param}.content`, CHAT_TEXT_PARTS, notInResponses);
+      if (text) input.push({ role: 'assistant', content: text });
+      (message.tool_calls as Json[] | undefined ?? []).forEach((call, i) => {
+        const fn = call.function as Json | undefined;
+        if (call.type !== 'function' || !fn) throw notInResponses(`${param}.tool_calls[${i}].type`, `of type '${String(call.type)}'`);
+        input.push({ type: 'function_call', call_id: call.id, name: fn.name, arguments: fn.arguments });
+      });
+      return;
+    }
+    case 'tool':
+      input.push({ type: 'function_call_output', call_id: message.tool_call_id, output: typeof content === 'string' ? content : textOf(content, `${param}.content`, CHAT_TEXT_PARTS, notInResponses) });
+      return;
+    default:
+      throw notInResponses(`${param}.role`, `'${role}' is not a Responses role`);
+  }
+}
+
+function responsesContent(content: unknown, param: string): unknown {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) throw new HttpError('invalid_request_error', { detail: `Invalid value for '${param}': expected a string or an array of content parts.`, param });
+  return content.map((part: Json, i) => {
+    switch (part.type) {
+      case 'text':
+        return { type: 'input_text', text: part.text };
+      case 'image_url': {
+        const image = part.image_url as { url?: string; detail?: string };
+        return { type: 'input_image', image_url: image.url, detail: image.detail ?? 'auto' };
+      }
+      case 'file':
+        return { type: 'input_file', ...(part.file as Json) };
+      default:
+        throw notInResponses(`${param}[${i}].type`, `of type '${String(part.type)}'`);
+    }
+  });
+}
+
+function responsesTool(tool: Json, param: string): Json {
+  const fn = tool.function as Json | undefined;
+  if (tool.type !== 'function' || !fn) throw notInResponses(`${param}.type`, `(tool type '${String(tool.type)}')`);
+  const out: Json = { type: 'function', name: fn.name, strict: fn.strict ?? false };
+  for (const f of ['description', 'parameters'] as const) if (fn[f] !== undefined && fn[f] !== null) out[f] = fn[f];
+  return out;
+}
+
+function responsesToolChoice(choice: unknown): unknown {
+  if (typeof choice === 'string') return choice;
+  const c = choice as Json;
+  const fn = c.function as Json | undefined;
+  if (c.type === 'function' && fn) return { type: 'function', name: fn.name };
+  throw notInResponses('tool_choice', `of type '${String(c.type)}'`);
+}
+
+function responsesFormat(format: Json): Json {
+  if (format.type === 'json_object') return { type: 'json_object' };
+  if (format.type === 'json_schema') return { type: 'json_schema', ...(format.json_schema as Json) };
+  throw notInResponses('response_format.type', `'${String(format.type)}'`);
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { ResponsesBody } from '../request.ts';
+import { HttpError } from '../../errors/http-error.ts';
+import type { ChatBody, ResponsesBody } from '../request.ts';
 import type { Usage } from '../usage.ts';
 
 type Json = Record<string, unknown>;
@@ -67,6 +68,18 @@ export function responsesUsage(u: Usage): Json {
   };
 }
 
+/** The same usage in chat-completions terms, details likewise always present. */
+export function chatUsage(u: Usage): Json {
+  const { input_tokens, input_tokens_details, output_tokens, output_tokens_details, total_tokens } = responsesUsage(u);
+  return {
+    prompt_tokens: input_tokens,
+    completion_tokens: output_tokens,
+    total_tokens,
+    prompt_tokens_details: input_tokens_details,
+    completion_tokens_details: output_tokens_details,
+  };
+}
+
 export function messageItem(id: string, text: string, status: 'in_progress' | 'completed', refusal?: string): Json {
   const content: Json[] = [];
   if (text || !refusal) content.push(outputTextPart(text));
@@ -82,11 +95,19 @@ export function functionCallItem(id: string, callId: string, name: string, args:
   return { id, type: 'function_call', status, call_id: callId, name, arguments: args };
 }
 
+/** Chat finish reasons that leave a Response incomplete, with the Response's reason; the one table for both directions. */
+const INCOMPLETE_REASON: Readonly<Record<string, string>> = { length: 'max_output_tokens', content_filter: 'content_filter' };
+
 /** How a chat `finish_reason` ends a Response. */
 export function ending(finishReason: string | null | undefined): { status: 'completed' | 'incomplete'; incompleteReason?: string } {
-  if (finishReason === 'length') return { status: 'incomplete', incompleteReason: 'max_output_tokens' };
-  if (finishReason === 'content_filter') return { status: 'incomplete', incompleteReason: 'content_filter' };
-  return { status: 'completed' };
+  const incompleteReason = finishReason ? INCOMPLETE_REASON[finishReason] : undefined;
+  return incompleteReason ? { status: 'incomplete', incompleteReason } : { status: 'completed' };
+}
+
+/** The chat `finish_reason` of a Response that ended with `status`; an unknown incomplete reason reads as `length`. */
+export function finishReason(status: string | undefined, incompleteReason: string | null | undefined, toolCalls: boolean): string {
+  if (status === 'incomplete') return Object.keys(INCOMPLETE_REASON).find((f) => INCOMPLETE_REASON[f] === incompleteReason) ?? 'length';
+  return toolCalls ? 'tool_calls' : 'stop';
 }
 
 interface ChatCompletion {
@@ -106,4 +127,71 @@ export function chatToResponse(seed: ResponseSeed, completion: ChatCompletion, u
   }
   const end = ending(choice?.finish_reason);
   return responseObject(seed, end.status, output, usage, { incompleteReason: end.incompleteReason });
+}
+
+/** What a converted chat completion carries besides the upstream's answer. */
+export interface ChatSeed {
+  id: string;
+  created: number;
+  model: string;
+  /** The client asked for `stream_options.include_usage`: a streamed answer ends with a usage chunk. */
+  includeUsage: boolean;
+}
+
+export function chatSeedFor(request: ChatBody): ChatSeed {
+  const includeUsage = (request.stream_options as { include_usage?: unknown } | null | undefined)?.include_usage === true;
+  return { id: `chatcmpl-${randomBytes(16).toString('hex')}`, created: Math.floor(Date.now() / 1000), model: request.model, includeUsage };
+}
+
+export interface ResponseOutputItem {
+  type?: string;
+  content?: { type?: string; text?: string; refusal?: string }[];
+  call_id?: string;
+  name?: string;
+  arguments?: string;
+}
+
+export interface ResponseBody {
+  status?: string;
+  error?: { code?: string; message?: string } | null;
+  incomplete_details?: { reason?: string } | null;
+  output?: ResponseOutputItem[];
+}
+
+/** A chat tool call from a Responses function_call item. */
+export function chatToolCall(item: ResponseOutputItem): Json {
+  return { id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments ?? '' } };
+}
+
+/**
+ * A non-streamed Response as a chat completion: message text and refusals joined, function
+ * calls as tool_calls, reasoning items left out (chat has no place for them). A failed
+ * Response is an upstream error, not an empty answer.
+ */
+export function responseToChat(seed: ChatSeed, response: ResponseBody, usage: Usage): Json {
+  if (response.status === 'failed') {
+    throw new HttpError('upstream_error', { detail: `The upstream provider failed to answer: ${response.error?.message ?? 'no reason given'}.` });
+  }
+  let text = '';
+  let refusal = '';
+  const toolCalls: Json[] = [];
+  for (const item of response.output ?? []) {
+    if (item.type === 'function_call') toolCalls.push(chatToolCall(item));
+    if (item.type !== 'message') continue;
+    for (const part of item.content ?? []) {
+      if (part.type === 'output_text') text += part.text ?? '';
+      else if (part.type === 'refusal') refusal += part.refusal ?? '';
+    }
+  }
+  const message: Json = { role: 'assistant', content: text || (toolCalls.length || refusal ? null : ''), refusal: refusal || null, annotations: [] };
+  if (toolCalls.length) message.tool_calls = toolCalls;
+  const finish = finishReason(response.status, response.incomplete_details?.reason, toolCalls.length > 0);
+  return {
+    id: seed.id,
+    object: 'chat.completion',
+    created: seed.created,
+    model: seed.model,
+    choices: [{ index: 0, message, logprobs: null, finish_reason: finish }],
+    usage: chatUsage(usage),
+  };
 }

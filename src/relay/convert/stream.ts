@@ -1,8 +1,24 @@
 import { sseFrame } from '../sse.ts';
-import { noUsage, readUsage, type Usage } from '../usage.ts';
-import { ending, functionCallItem, messageItem, newId, outputTextPart, responseObject, type ResponseSeed } from './response.ts';
+import { noUsage, readUsage, usageIn, type Usage } from '../usage.ts';
+import {
+  chatToolCall, chatUsage, ending, finishReason, functionCallItem, messageItem, newId, outputTextPart, responseObject,
+  type ChatSeed, type ResponseBody, type ResponseOutputItem, type ResponseSeed,
+} from './response.ts';
 
 type Json = Record<string, unknown>;
+
+/**
+ * Turns one upstream stream into the client's protocol. Every method returns the SSE text to
+ * forward at once; `end` closes the answer, as a failure when the upstream never finished.
+ */
+export interface StreamConverter {
+  /** Token counts seen so far, for metering even when the client leaves early. */
+  readonly usage: Usage;
+  start(): string;
+  /** One upstream `data:` payload. */
+  push(data: string): string;
+  end(failure?: string): string;
+}
 
 interface ChatChunk {
   choices?: { index?: number; delta?: { content?: string | null; refusal?: string | null; tool_calls?: ToolCallDelta[] }; finish_reason?: string | null }[];
@@ -33,7 +49,7 @@ interface OpenItem {
  * output_item.done, and finally response.completed, response.incomplete or response.failed
  * with the full usage. Every method returns the SSE text to forward at once.
  */
-export class ChatToResponsesStream {
+export class ChatToResponsesStream implements StreamConverter {
   readonly usage: Usage = noUsage();
   private seq = 0;
   private readonly output: Json[] = [];
@@ -159,5 +175,112 @@ export class ChatToResponsesStream {
 
   private event(type: string, body: Json): string {
     return sseFrame(type, { type, sequence_number: this.seq++, ...body });
+  }
+}
+
+interface ResponsesEvent {
+  type?: string;
+  delta?: string;
+  output_index?: number;
+  item?: ResponseOutputItem;
+  arguments?: string;
+  response?: ResponseBody;
+  code?: string;
+  message?: string;
+}
+
+/**
+ * Turns a Responses event stream into chat.completion.chunk frames, as OpenAI streams chat:
+ * a first chunk with the assistant role, content and refusal deltas, tool calls opened with
+ * id and name and then argument deltas, a last chunk with the finish reason, the usage chunk
+ * only when the client asked for it (and then `usage: null` on every other chunk), and
+ * `data: [DONE]`. A failed or broken upstream stream ends in an error frame, which OpenAI's
+ * SDKs raise as an APIError, and no [DONE].
+ */
+export class ResponsesToChatStream implements StreamConverter {
+  readonly usage: Usage = noUsage();
+  /** Chat tool-call index per Responses output index, and whether its arguments were streamed. */
+  private readonly calls = new Map<number, { index: number; streamed: boolean }>();
+  private error: { code?: string; message?: string } | null = null;
+  private ended = false;
+
+  constructor(private readonly seed: ChatSeed) {}
+
+  start(): string {
+    return this.chunk({ role: 'assistant', content: '', refusal: null });
+  }
+
+  push(data: string): string {
+    if (this.ended) return '';
+    let event: ResponsesEvent;
+    try {
+      event = JSON.parse(data) as ResponsesEvent;
+    } catch {
+      return '';
+    }
+    switch (event.type) {
+      case 'response.output_text.delta':
+        return event.delta ? this.chunk({ content: event.delta }) : '';
+      case 'response.refusal.delta':
+        return event.delta ? this.chunk({ refusal: event.delta }) : '';
+      case 'response.output_item.added':
+        return event.item?.type === 'function_call' ? this.openCall(event.output_index ?? 0, event.item) : '';
+      case 'response.function_call_arguments.delta':
+        return this.args(event.output_index ?? 0, event.delta ?? '', true);
+      case 'response.function_call_arguments.done':
+        // Providers that send the arguments only whole still give the client them once.
+        return this.calls.get(event.output_index ?? 0)?.streamed ? '' : this.args(event.output_index ?? 0, event.arguments ?? '', false);
+      case 'response.completed':
+      case 'response.incomplete':
+        return this.finish(event.response ?? {});
+      case 'response.failed':
+        readUsage(usageIn(event), this.usage);
+        this.error = event.response?.error ?? { message: 'The upstream provider failed to answer.' };
+        return '';
+      case 'error':
+        this.error = { code: event.code, message: event.message };
+        return '';
+      default:
+        return '';
+    }
+  }
+
+  end(failure?: string): string {
+    if (this.ended) return '';
+    this.ended = true;
+    const error = this.error ?? { message: failure ?? 'The upstream provider closed the stream before it finished.' };
+    return sseFrame(null, { error: { message: error.message ?? 'The upstream provider reported an error.', type: 'server_error', param: null, code: error.code ?? 'server_error' } });
+  }
+
+  private openCall(outputIndex: number, item: ResponseOutputItem): string {
+    const index = this.calls.size;
+    this.calls.set(outputIndex, { index, streamed: false });
+    const { function: fn, ...call } = chatToolCall(item) as { function: Json };
+    return this.chunk({ tool_calls: [{ index, ...call, function: { ...fn, arguments: '' } }] });
+  }
+
+  private args(outputIndex: number, args: string, streamed: boolean): string {
+    const call = this.calls.get(outputIndex);
+    if (!call || !args) return '';
+    call.streamed ||= streamed;
+    return this.chunk({ tool_calls: [{ index: call.index, function: { arguments: args } }] });
+  }
+
+  private finish(response: ResponseBody): string {
+    if (this.error) return '';
+    readUsage(usageIn({ response }), this.usage);
+    this.ended = true;
+    let out = this.chunk({}, finishReason(response.status, response.incomplete_details?.reason, this.calls.size > 0));
+    if (this.seed.includeUsage) out += sseFrame(null, { ...this.head(), choices: [], usage: chatUsage(this.usage) });
+    return out + 'data: [DONE]\n\n';
+  }
+
+  private head(): Json {
+    return { id: this.seed.id, object: 'chat.completion.chunk', created: this.seed.created, model: this.seed.model };
+  }
+
+  private chunk(delta: Json, finish: string | null = null): string {
+    const usage = this.seed.includeUsage ? { usage: null } : {};
+    return sseFrame(null, { ...this.head(), choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...usage });
   }
 }
