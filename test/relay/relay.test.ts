@@ -382,6 +382,24 @@ describe('metering', () => {
     return { chunks, row };
   }
 
+  test('a native chat stream is forwarded as sent: tokens are metered when the client asked for usage, null otherwise', async () => {
+    const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: 'user', content: 'a b c' }];
+    const without = await meteredStream({ model: 'gpt-native', messages, stream: true });
+    // Nothing added upstream, nothing the client did not ask for comes back (see the README's Metering decision).
+    assert.equal(lastReceived(both).raw, sent[sent.length - 1]);
+    assert.ok(without.chunks.every((c) => !('usage' in c)));
+    assert.equal(without.row.status, 200);
+    assert.equal(without.row.input_tokens, null);
+    assert.equal(without.row.output_tokens, null);
+
+    const withUsage = await meteredStream({ model: 'gpt-native', messages, stream: true, stream_options: { include_usage: true } });
+    assert.equal(lastReceived(both).raw, sent[sent.length - 1]);
+    assert.equal(withUsage.row.input_tokens, 3);
+    assert.equal(withUsage.row.output_tokens, 5 + 8);
+    assert.equal(withUsage.row.cached_tokens, CACHED_TOKENS);
+    assert.equal(withUsage.row.reasoning_tokens, 8);
+  });
+
   test('a chat stream converted for a Responses channel is metered in full, usage chunk or not', async () => {
     const { chunks, row } = await meteredStream({ model: 'responses-only', messages: [{ role: 'user', content: 'a b c' }], stream: true });
     assert.ok(chunks.every((c) => !('usage' in c)));
