@@ -5,6 +5,8 @@ export interface RadarProcess {
   readonly proc: ChildProcess;
   /** The HTTP port of a `serve` process. */
   readonly port: number | null;
+  /** Every JSON log line it has written so far. */
+  readonly logs: ReadonlyArray<Record<string, unknown>>;
   /** Sends a signal and waits for the exit. */
   kill(signal: NodeJS.Signals): Promise<void>;
 }
@@ -34,6 +36,7 @@ export function spawnRadar(args: readonly string[], env: Record<string, string>,
       reject(new Error(`radar ${args.join(' ')} exited (${code ?? signal}) before it was ready: ${stderr}`));
     });
     let buffered = '';
+    const logs: Record<string, unknown>[] = [];
     proc.stdout!.on('data', (d: Buffer) => {
       buffered += d.toString();
       let nl: number;
@@ -46,12 +49,14 @@ export function spawnRadar(args: readonly string[], env: Record<string, string>,
         } catch {
           continue;
         }
+        logs.push(entry);
         if (entry.msg === 'front door listening' || entry.msg === 'workers started') {
           clearTimeout(timer);
           proc.removeAllListeners('exit');
           resolve({
             proc,
             port: entry.port ?? null,
+            logs,
             async kill(sig) {
               proc.kill(sig);
               await exited(proc);

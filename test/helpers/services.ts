@@ -18,11 +18,13 @@ export interface TestServices {
 
 /**
  * A private database (migrated) and Redis key prefix for one test file, so files can run
- * in parallel and leave nothing behind.
+ * in parallel and leave nothing behind. `pgBase` points at another PostgreSQL server (a
+ * fault test's own); `env.REDIS_URL` at another Redis.
  */
-export async function testServices(env: Record<string, string> = {}): Promise<TestServices> {
+export async function testServices(env: Record<string, string> = {}, opts: { pgBase?: string } = {}): Promise<TestServices> {
+  const pgBase = opts.pgBase ?? PG_BASE;
   const tag = `t${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
-  const url = new URL(PG_BASE);
+  const url = new URL(pgBase);
   url.pathname = `/radar_${tag}`;
   const config = parseConfig({
     DATABASE_URL: url.toString(),
@@ -41,7 +43,7 @@ export async function testServices(env: Record<string, string> = {}): Promise<Te
     db,
     async cleanup() {
       await db.$pool.end();
-      const admin = createDb({ url: PG_BASE, poolSize: 1, applicationName: 'radar-test-cleanup' });
+      const admin = createDb({ url: pgBase, poolSize: 1, applicationName: 'radar-test-cleanup' });
       try {
         // pg's pool.end() resolves once its clients are told to end, not once their backends
         // are gone; a backend FORCE terminates mid-goodbye makes its client throw an uncaught
@@ -54,7 +56,8 @@ export async function testServices(env: Record<string, string> = {}): Promise<Te
       } finally {
         await admin.$pool.end();
       }
-      const redis = new Redis(REDIS_URL);
+      const redis = new Redis(config.REDIS_URL);
+      redis.on('error', () => undefined); // a fault test's Redis may be gone by now
       try {
         let cursor = '0';
         do {

@@ -1,0 +1,156 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import pg from 'pg';
+import { insertAccount } from '../../src/accounts/repo.ts';
+import { hashSecret, newSecret } from '../../src/auth/secrets.ts';
+import { insertCredential } from '../../src/credentials/repo.ts';
+import { insertSite } from '../../src/sites/repo.ts';
+import { call } from '../helpers/http.ts';
+import { assertAppliedOnce, ingestLoad, type IngestLoad } from '../helpers/ingest-load.ts';
+import { privatePostgres, privateRedis, type PrivatePostgres, type PrivateRedis } from '../helpers/private-services.ts';
+import { spawnRadar, type RadarProcess } from '../helpers/processes.ts';
+import { testServices, type TestServices } from '../helpers/services.ts';
+
+/**
+ * Issue #7 faults: PostgreSQL and Redis stopped under ingest load, and a worker killed in the
+ * middle of its transaction. The servers stopped here are this file's own, on their own ports;
+ * Radar runs as real `radar serve` / `radar work` processes against them.
+ */
+
+const SYNC_WAIT_MS = 3000;
+// The front door gives up on an enqueue after 2 s (src/ingest/service.ts); beyond its sync wait
+// plus that, an answer is a hang.
+const HANG_MS = SYNC_WAIT_MS + 2000 + 2000;
+
+let pgServer: PrivatePostgres;
+let redis: PrivateRedis;
+const cleanups: (() => Promise<unknown>)[] = [];
+
+before(async () => {
+  [pgServer, redis] = await Promise.all([privatePostgres(), privateRedis()]);
+});
+after(async () => {
+  for (const c of cleanups.reverse()) await c().catch(() => undefined);
+  await Promise.all([pgServer?.destroy(), redis?.destroy()]);
+});
+
+interface Cluster {
+  services: TestServices;
+  siteId: string;
+  ingestKey: string;
+  door: RadarProcess;
+  base: string;
+  spawnWorker(): Promise<RadarProcess>;
+}
+
+/** A database on the private server, one site with an ingest key, a front door and one worker. */
+async function cluster(): Promise<Cluster> {
+  const services = await testServices({ REDIS_URL: redis.url }, { pgBase: pgServer.url });
+  cleanups.push(() => services.cleanup());
+  const account = await insertAccount(services.db, { email: `f${Date.now()}@example.com`, name: null, passwordHash: null, admin: false });
+  const site = await insertSite(services.db, account.id, { name: 'Faults', websiteUrl: 'https://faults.example', description: 'fault tests', category: 'api', publicMetrics: false });
+  const ingestKey = newSecret('rdr_ingest_');
+  await insertCredential(services.db, { siteId: site.id, createdBy: account.id, name: 'k', kind: 'ingest', scopes: ['ingest:events:write', 'ingest:receipt:read'], prefix: ingestKey.slice(0, 12), secretHash: hashSecret(ingestKey), expiresInDays: 1 });
+  const env = {
+    DATABASE_URL: services.config.DATABASE_URL,
+    REDIS_URL: redis.url,
+    QUEUE_PREFIX: services.config.QUEUE_PREFIX,
+    PORT: '0',
+    INGEST_SYNC_WAIT_MS: String(SYNC_WAIT_MS),
+    DATABASE_POOL_SIZE: '6',
+  };
+  const spawnOne = async (args: string[]) => {
+    const p = await spawnRadar(args, env);
+    cleanups.push(() => p.kill('SIGKILL'));
+    return p;
+  };
+  const door = await spawnOne(['serve']);
+  return { services, siteId: site.id, ingestKey, door, base: `http://127.0.0.1:${door.port}`, spawnWorker: () => spawnOne(['work', '--queues', 'ingest']) };
+}
+
+/** Every answer was an acknowledgment or a 503 problem with Retry-After, each within the bound. */
+function assertAnswersClean(load: IngestLoad): void {
+  const bad = load.answers.filter((a) => {
+    if (a.status === 200 || a.status === 202) return a.ms > HANG_MS;
+    if (a.status === 503) return !a.retryAfter || a.code !== 'service_unavailable' || !a.contentType?.startsWith('application/problem+json') || a.ms > HANG_MS;
+    return true;
+  });
+  assert.deepEqual(bad, [], 'every answer is 200/202, or 503 problem+json with Retry-After, in time');
+}
+
+const waitMs = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Load for a while, the outage, load for a while more: the shape of both stop tests. */
+async function loadThrough(c: Cluster, prefix: string, outage: { stop(): Promise<void>; start(): Promise<void> }): Promise<IngestLoad> {
+  const load = ingestLoad({ base: c.base, siteId: c.siteId, ingestKey: c.ingestKey, prefix, clients: 4, recordsPerBatch: 50, timeoutMs: HANG_MS + 5000 });
+  try {
+    await waitMs(1500);
+    await outage.stop();
+    await waitMs(5000);
+    await outage.start();
+    await waitMs(3000);
+  } finally {
+    await load.stop();
+  }
+  return load;
+}
+
+test('Redis stopped for 5 s under ingest load: 503 with Retry-After, then every acknowledged batch applied once', async () => {
+  const c = await cluster();
+  await c.spawnWorker();
+  const load = await loadThrough(c, 'redis', { stop: () => redis.kill(), start: () => redis.start() });
+
+  assertAnswersClean(load);
+  assert.ok(load.answers.some((a) => a.status === 503), 'the outage was seen as 503');
+  assert.ok(load.acknowledged.size > 10, `acknowledged ${load.acknowledged.size}`);
+  await assertAppliedOnce(c.services.db, c.siteId, load.acknowledged, 60_000);
+});
+
+test('PostgreSQL stopped for 5 s under ingest load: 503 with Retry-After, then every acknowledged batch applied once', async () => {
+  const c = await cluster();
+  await c.spawnWorker();
+  // The test's own pool loses its connections with the server; it reconnects after.
+  const load = await loadThrough(c, 'pg', { stop: () => pgServer.stop('immediate'), start: () => pgServer.start() });
+
+  assertAnswersClean(load);
+  assert.ok(load.answers.some((a) => a.status === 503), 'the outage was seen as 503');
+  assert.ok(load.acknowledged.size > 10, `acknowledged ${load.acknowledged.size}`);
+  await assertAppliedOnce(c.services.db, c.siteId, load.acknowledged, 60_000);
+  const health = await call(c.base, 'GET', '/readyz');
+  assert.equal(health.status, 200, 'the front door is ready again');
+});
+
+test('a worker killed in the middle of its transaction leaves no partial batch; the job is retried and applied once', async () => {
+  const c = await cluster();
+  // Hold the table the batch's statement trigger writes to: the worker's transaction then stops
+  // after its rows are inserted, before it can commit.
+  const blocker = new pg.Client({ connectionString: c.services.config.DATABASE_URL });
+  await blocker.connect();
+  cleanups.push(() => blocker.end());
+  await blocker.query('BEGIN');
+  await blocker.query('LOCK TABLE analytics_dirty IN SHARE MODE');
+
+  const worker = await c.spawnWorker();
+  const records = Array.from({ length: 40 }, (_, i) => ({ event_id: `mid_${i}`, event_type: 'visit', source: 'site_backend', occurred_at: '2026-11-20T08:00:00Z', session_id: `s${i}` }));
+  const r = await call(c.base, 'POST', `/api/v1/sites/${c.siteId}/ingest/events`, { bearer: c.ingestKey, body: { schema_version: 'events.v1', batch_id: 'mid', records }, headers: { prefer: 'respond-async' } });
+  assert.equal(r.status, 202, r.text);
+
+  // The worker's backend has written (it holds a transaction id) and waits on our lock.
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const { n } = await c.services.db.one<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'radar-worker' AND wait_event_type = 'Lock' AND backend_xid IS NOT NULL AND query ILIKE '%ingest_events%'");
+    if (n === 1) break;
+    assert.ok(Date.now() < deadline, 'the worker reached the middle of its transaction');
+    await waitMs(50);
+  }
+  const visible = () => c.services.db.one<{ n: number; status: string }>("SELECT (SELECT count(*)::int FROM ingest_events WHERE site_id = $1) AS n, (SELECT status FROM ingest_batches WHERE site_id = $1 AND batch_id = 'mid') AS status", [c.siteId]);
+  assert.deepEqual(await visible(), { n: 0, status: 'queued' }, 'nothing of the open transaction is visible');
+
+  await worker.kill('SIGKILL');
+  await blocker.query('COMMIT');
+  assert.deepEqual(await visible(), { n: 0, status: 'queued' }, 'the dead transaction committed nothing');
+
+  // Another worker finds the job stalled (its lock expired) and applies it.
+  await c.spawnWorker();
+  await assertAppliedOnce(c.services.db, c.siteId, new Map([['mid', records.length]]), 60_000);
+});
