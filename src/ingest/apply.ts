@@ -2,7 +2,7 @@ import type { Db } from '../db/connection.ts';
 import type { FieldError } from '../errors/http-error.ts';
 import { sha256 } from './canonical.ts';
 import type { BatchKey, BatchProblem } from './receipt.ts';
-import { finishBatch, lockBatch, relaxCommit, storedMoney, storedRevisions, upsertRecords } from './repo.ts';
+import { finishBatch, insertRecords, lockBatch, lockBatchStatus, relaxCommit, storedMoney, storedRevisions, upsertRecords } from './repo.ts';
 import { recordId, type IngestRecord } from './schemas.ts';
 import { hasReferences, REFERENCES, referenceErrors } from './semantic.ts';
 import { RECORD_TABLES } from './tables.ts';
@@ -18,6 +18,13 @@ class RaceLost extends Error {
   override name = 'RaceLost';
 }
 
+/** The fresh path cannot decide this batch: the revision-guarded path must. */
+class NotFresh extends Error {
+  override name = 'NotFresh';
+}
+
+const UNIQUE_VIOLATION = '23505';
+
 // Deadlocks and lost races resolve on a fresh attempt; beyond this many the job's own
 // BullMQ retries (with backoff) take over.
 const ATTEMPTS = 5;
@@ -29,12 +36,23 @@ const RETRYABLE_PG_CODES = new Set(['40P01', '40001']);
  * nothing — which is what lets BullMQ redeliver a job whose worker died before acking it.
  */
 export async function applyBatch(db: Db, key: BatchKey): Promise<ApplyOutcome> {
-  for (let attempt = 1; ; attempt++) {
+  // Nearly every batch holds only records never stored before. The fresh path bets on that
+  // and inserts them without reading stored revisions or probing each key for a conflict;
+  // a lost bet rolls back (nothing of it stays) and the guarded path applies the batch by
+  // the revision rules.
+  let fresh = true;
+  let attempt = 1;
+  for (;;) {
     try {
-      return await db.tx('ingest-apply', (t) => applyOnce(t, key));
+      return await db.tx('ingest-apply', (t) => (fresh ? applyFresh(t, key) : applyGuarded(t, key)));
     } catch (err) {
-      const retryable = err instanceof RaceLost || RETRYABLE_PG_CODES.has((err as { code?: string }).code ?? '');
-      if (!retryable || attempt >= ATTEMPTS) throw err;
+      const code = (err as { code?: string }).code ?? '';
+      if (fresh && (err instanceof NotFresh || code === UNIQUE_VIOLATION)) {
+        fresh = false;
+        continue;
+      }
+      const retryable = err instanceof RaceLost || RETRYABLE_PG_CODES.has(code);
+      if (!retryable || attempt++ >= ATTEMPTS) throw err;
     }
   }
 }
@@ -50,7 +68,32 @@ function recordDigest(r: IngestRecord): Buffer {
   return sha256(JSON.stringify(r));
 }
 
-async function applyOnce(t: Tx, key: BatchKey): Promise<ApplyOutcome> {
+/**
+ * Applies a batch none of whose records is stored: one INSERT straight from the stored
+ * payload, which never travels to the worker (unless stored orders or payments must be
+ * checked). A stored record fails the INSERT with unique_violation.
+ */
+async function applyFresh(t: Tx, key: BatchKey): Promise<ApplyOutcome> {
+  await relaxCommit(t);
+  if (hasReferences(key.resource)) {
+    const batch = await lockBatch(t, key);
+    if (!batch) return { status: 'skipped', reason: 'missing' };
+    if (batch.status !== 'queued') return { status: 'skipped', reason: batch.status };
+    const records = JSON.parse(batch.payload!) as IngestRecord[];
+    // A rejection must name revision conflicts before these (README), which only the guarded path reads.
+    if (await moneyProblem(t, key, records.map((record, index) => ({ index, record })))) throw new NotFresh('stored-data violations');
+  } else {
+    const batch = await lockBatchStatus(t, key);
+    if (!batch) return { status: 'skipped', reason: 'missing' };
+    if (batch.status !== 'queued') return { status: 'skipped', reason: batch.status };
+  }
+  const applied = await insertRecords(t, RECORD_TABLES[key.resource], key);
+  await finishBatch(t, key, { status: 'completed', applied, unchanged: 0, problem: null });
+  return { status: 'completed', applied, unchanged: 0 };
+}
+
+/** Applies a batch by the revision rules of CONTRACT §3, whatever is stored. */
+async function applyGuarded(t: Tx, key: BatchKey): Promise<ApplyOutcome> {
   await relaxCommit(t);
   const batch = await lockBatch(t, key);
   if (!batch) return { status: 'skipped', reason: 'missing' };
@@ -84,20 +127,8 @@ async function applyOnce(t: Tx, key: BatchKey): Promise<ApplyOutcome> {
     });
   }
 
-  if (hasReferences(key.resource) && toApply.length) {
-    const ref = REFERENCES[key.resource];
-    const items = toApply.map((index) => ({ index, record: records[index]! }));
-    const refIds = [...new Set(items.map((it) => (it.record as Record<string, unknown>)[ref.field] as string))];
-    const money = new Map((await storedMoney(t, RECORD_TABLES[ref.resource], key.siteId, refIds)).map((m) => [m.id, m]));
-    const errors = referenceErrors(key.resource, items, money);
-    if (errors.length) {
-      return reject(t, key, {
-        code: 'semantic_invalid',
-        detail: `${errors.length} violations against stored ${ref.resource}; nothing was applied`,
-        errors,
-      });
-    }
-  }
+  const problem = await moneyProblem(t, key, toApply.map((index) => ({ index, record: records[index]! })));
+  if (problem) return reject(t, key, problem);
 
   if (toApply.length) {
     const written = await upsertRecords(t, table, key, toApply);
@@ -105,6 +136,17 @@ async function applyOnce(t: Tx, key: BatchKey): Promise<ApplyOutcome> {
   }
   await finishBatch(t, key, { status: 'completed', applied: toApply.length, unchanged, problem: null });
   return { status: 'completed', applied: toApply.length, unchanged };
+}
+
+/** The 422 of records to apply that disagree with the stored orders or payments they reference. */
+async function moneyProblem(t: Tx, key: BatchKey, items: { index: number; record: IngestRecord }[]): Promise<BatchProblem | null> {
+  if (!hasReferences(key.resource) || !items.length) return null;
+  const ref = REFERENCES[key.resource];
+  const refIds = [...new Set(items.map((it) => (it.record as Record<string, unknown>)[ref.field] as string))];
+  const money = new Map((await storedMoney(t, RECORD_TABLES[ref.resource], key.siteId, refIds)).map((m) => [m.id, m]));
+  const errors = referenceErrors(key.resource, items, money);
+  if (!errors.length) return null;
+  return { code: 'semantic_invalid', detail: `${errors.length} violations against stored ${ref.resource}; nothing was applied`, errors };
 }
 
 async function reject(t: Tx, key: BatchKey, problem: BatchProblem): Promise<ApplyOutcome> {

@@ -8,10 +8,12 @@ const q = {
   accept: sqlFile('ingest/batch-accept.sql'),
   find: sqlFile('ingest/batch-find.sql'),
   lock: sqlFile('ingest/batch-lock.sql'),
+  lockStatus: sqlFile('ingest/batch-lock-status.sql'),
   finish: sqlFile('ingest/batch-finish.sql'),
   stalled: sqlFile('ingest/batches-stalled.sql'),
   storedRevisions: sqlFile('ingest/stored-revisions.sql'),
   storedMoney: sqlFile('ingest/stored-money.sql'),
+  insert: sqlFile('ingest/insert-records.sql'),
   upsert: sqlFile('ingest/upsert-records.sql'),
   relaxedCommit: sqlFile('ingest/apply-relaxed-commit.sql'),
 };
@@ -24,7 +26,7 @@ export function batchChannelKey(key: BatchKey): string {
 }
 
 /** A database or a transaction: the queries below run in either. */
-type Queryable = Pick<Db, 'one' | 'oneOrNone' | 'any' | 'none'>;
+type Queryable = Pick<Db, 'one' | 'oneOrNone' | 'any' | 'none' | 'result'>;
 
 const params = (k: BatchKey) => ({ siteId: k.siteId, resource: k.resource, batchId: k.batchId });
 
@@ -43,6 +45,10 @@ export function relaxCommit(db: Queryable): Promise<null> {
 
 export function lockBatch(db: Queryable, key: BatchKey): Promise<{ status: BatchStatus; payload: string | null; received_at: Date } | null> {
   return db.oneOrNone(q.lock, params(key));
+}
+
+export function lockBatchStatus(db: Queryable, key: BatchKey): Promise<{ status: BatchStatus } | null> {
+  return db.oneOrNone(q.lockStatus, params(key));
 }
 
 export async function finishBatch(db: Queryable, key: BatchKey, outcome: { status: Exclude<BatchStatus, 'queued'>; applied: number; unchanged: number; problem: BatchProblem | null }): Promise<void> {
@@ -67,6 +73,15 @@ export function storedMoney(db: Queryable, t: RecordTable, siteId: string, ids: 
   return db.any(q.storedMoney, { table: t.table, idColumn: t.idColumn, siteId, ids });
 }
 
+/**
+ * Inserts every record of a stored batch; fails with unique_violation (23505) when one is
+ * already stored. Returns how many rows were written.
+ */
+export async function insertRecords(db: Queryable, t: RecordTable, key: BatchKey): Promise<number> {
+  const r = await db.result(q.insert, { ...params(key), table: t.table, idColumn: t.idColumn, ...t.fromPayload });
+  return r.rowCount;
+}
+
 /** Upserts the records at `positions` (0-based) of a stored batch, guarded by revision; returns the ids written. */
 export async function upsertRecords(db: Queryable, t: RecordTable, key: BatchKey, positions: readonly number[]): Promise<string[]> {
   const written = await db.any<{ id: string }>(q.upsert, {
@@ -75,7 +90,7 @@ export async function upsertRecords(db: Queryable, t: RecordTable, key: BatchKey
     table: t.table,
     idColumn: t.idColumn,
     assignments: t.assignments,
-    ...t.upsert,
+    ...t.fromPayload,
   });
   return written.map((r) => r.id);
 }

@@ -50,8 +50,8 @@ export interface RecordTable {
   columnSet: ColumnSet;
   /** `SET col = EXCLUDED.col, …` for every column but the key. */
   assignments: string;
-  /** SQL pieces of sql/ingest/upsert-records.sql: its column list, select list and fields. */
-  upsert: { columns: string; select: string; fields: string };
+  /** SQL pieces of sql/ingest/insert-records.sql and upsert-records.sql: column list, select list and fields. */
+  fromPayload: { columns: string; select: string; fields: string };
   /** The row a record becomes, as JS values (the bench COPYs these). */
   toRow(record: IngestRecord, meta: { siteId: string; batchId: string; receivedAt: Date; digest: Buffer }): RecordRow;
 }
@@ -81,7 +81,7 @@ function recordTable(resource: Resource): RecordTable {
     idColumn,
     columnSet,
     assignments: columnSet.assignColumns({ from: 'EXCLUDED', skip: ['site_id', idColumn] }),
-    upsert: {
+    fromPayload: {
       columns: names.map((n) => pgp.as.name(n)).join(', '),
       select: names.map((n) => fromBatch[n] ?? `r.${pgp.as.name(n)}`).join(', '),
       fields: typed.nested ? `x.j || coalesce(x.j -> ${pgp.as.text(typed.nested.object)}, '{}'::jsonb)` : 'x.j',

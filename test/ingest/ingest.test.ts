@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { RESOURCES } from '../../src/auth/scopes.ts';
+import { canonicalJson, sha256 } from '../../src/ingest/canonical.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createAccount, createCredential, createSite } from '../helpers/fixtures.ts';
 import { call, type Answer } from '../helpers/http.ts';
@@ -120,6 +121,32 @@ describe('revisions (CONTRACT §3)', () => {
     assert.equal(receipt.body.status, 'rejected');
     assert.equal(receipt.body.applied, 0);
     assert.equal(receipt.body.problem.code, 'revision_conflict');
+  });
+
+  test('new records beside stored ones: the rules apply whichever way the batch is applied, and digests agree', async () => {
+    // New ids sorting before and after the stored one: the fresh insert has written rows by
+    // the time it meets the stored record, and none of them may stay.
+    const post = (id: string, records: Record<string, unknown>[]) => postBatch(app, site, 'events', batch('events', id, records));
+    assert.equal((await post('mix-1', [sampleRecord('events', 'mix_m')])).status, 200);
+
+    const mixed = await post('mix-2', [sampleRecord('events', 'mix_a'), sampleRecord('events', 'mix_m', { revision: 1 }), sampleRecord('events', 'mix_z', { event_type: 'usage' })]);
+    assert.equal(mixed.status, 200, mixed.text);
+    assert.deepEqual([mixed.body.applied, mixed.body.unchanged], [2, 1]);
+
+    const before = await stored('ingest_events', 'event_id', ['evt_mix_0', 'evt_mix_m', 'evt_mix_y']);
+    const bad = await post('mix-3', [sampleRecord('events', 'mix_0'), sampleRecord('events', 'mix_m', { event_type: 'usage' }), sampleRecord('events', 'mix_y')]);
+    assertProblem(bad, 409, 'revision_conflict');
+    assert.deepEqual(bad.body.errors.map((e: { path: string }) => e.path), ['/records/1']);
+    assert.deepEqual(await stored('ingest_events', 'event_id', ['evt_mix_0', 'evt_mix_m', 'evt_mix_y']), before, 'nothing of the batch stays');
+
+    const up = await post('mix-4', [sampleRecord('events', 'mix_0'), sampleRecord('events', 'mix_m', { revision: 2, event_type: 'usage' })]);
+    assert.equal(up.status, 200, up.text);
+    assert.deepEqual([up.body.applied, up.body.unchanged], [2, 0]);
+
+    const rows = await app.db.any<{ id: string; record: unknown; content_digest: Buffer }>(
+      "SELECT event_id AS id, record, content_digest FROM ingest_events WHERE site_id = $1 AND event_id LIKE 'evt\\_mix\\_%' ORDER BY event_id", [site.siteId]);
+    assert.deepEqual(rows.map((r) => r.id), ['evt_mix_0', 'evt_mix_a', 'evt_mix_m', 'evt_mix_z']);
+    for (const r of rows) assert.ok(r.content_digest.equals(sha256(canonicalJson(r.record))), `${r.id}: digest of its canonical JSON`);
   });
 
   test('two concurrent batches with the same record and revision but other content: one applies, the other conflicts', async () => {
