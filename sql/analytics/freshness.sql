@@ -4,7 +4,7 @@
 -- now: the database's clock.
 SELECT
   (SELECT computed_at FROM analytics_state WHERE site_id = ${siteId}) AS computed_at,
-  (SELECT count(*) FROM analytics_dirty WHERE site_id = ${siteId})::int AS pending_hours,
+  (SELECT count(DISTINCT hour) FROM analytics_dirty WHERE site_id = ${siteId})::int AS pending_hours,
   (SELECT min(marked_at) FROM analytics_dirty WHERE site_id = ${siteId}) AS oldest_pending,
   (SELECT max(b.last) FROM unnest(${resources}::text[]) AS r(resource)
     CROSS JOIN LATERAL (SELECT max(completed_at) AS last FROM ingest_batches
