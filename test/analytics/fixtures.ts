@@ -25,7 +25,7 @@ export async function ingest(app: TestApp, site: IngestSite, resource: Resource,
  * Waits until the site's rollups hold every ingested change: its dirty hours are drained in
  * the same transaction that writes the rollups, so none left means all folded in.
  */
-export async function waitForRollups(app: TestApp, siteId: string, timeoutMs = 20_000): Promise<void> {
+export async function waitForRollups(app: Pick<TestApp, 'db'>, siteId: string, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { n } = await app.db.one<{ n: number }>('SELECT count(*)::int AS n FROM analytics_dirty WHERE site_id = $1', [siteId]);
@@ -35,7 +35,7 @@ export async function waitForRollups(app: TestApp, siteId: string, timeoutMs = 2
   }
 }
 
-export function view(app: TestApp, siteId: string, name: string, key: string, query: Record<string, string> = {}): Promise<Answer> {
+export function view(app: Pick<TestApp, 'url'>, siteId: string, name: string, key: string, query: Record<string, string> = {}): Promise<Answer> {
   const qs = new URLSearchParams(query).toString();
   return call(app.url, 'GET', `/api/v1/sites/${siteId}/analytics/${name}${qs ? `?${qs}` : ''}`, { bearer: key });
 }

@@ -6,7 +6,7 @@ import { hashSecret, newSecret } from '../../src/auth/secrets.ts';
 import { insertCredential } from '../../src/credentials/repo.ts';
 import { insertSite } from '../../src/sites/repo.ts';
 import { call } from '../helpers/http.ts';
-import { assertAppliedOnce, ingestLoad, type IngestLoad } from '../helpers/ingest-load.ts';
+import { assertAppliedOnce, ingestLoad, visitBatches, type IngestLoad } from '../helpers/ingest-load.ts';
 import { privatePostgres, privateRedis, type PrivatePostgres, type PrivateRedis } from '../helpers/private-services.ts';
 import { spawnRadar, type RadarProcess } from '../helpers/processes.ts';
 import { testServices, type TestServices } from '../helpers/services.ts';
@@ -82,7 +82,7 @@ const waitMs = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Load for a while, the outage, load for a while more: the shape of both stop tests. */
 async function loadThrough(c: Cluster, prefix: string, outage: { stop(): Promise<void>; start(): Promise<void> }): Promise<IngestLoad> {
-  const load = ingestLoad({ base: c.base, siteId: c.siteId, ingestKey: c.ingestKey, prefix, clients: 4, recordsPerBatch: 50, timeoutMs: HANG_MS + 5000 });
+  const load = ingestLoad({ base: c.base, siteId: c.siteId, ingestKey: c.ingestKey, clients: 4, next: visitBatches(prefix, 50), timeoutMs: HANG_MS + 5000 });
   try {
     await waitMs(1500);
     await outage.stop();
@@ -103,7 +103,7 @@ test('Redis stopped for 5 s under ingest load: 503 with Retry-After, then every 
   assertAnswersClean(load);
   assert.ok(load.answers.some((a) => a.status === 503), 'the outage was seen as 503');
   assert.ok(load.acknowledged.size > 10, `acknowledged ${load.acknowledged.size}`);
-  await assertAppliedOnce(c.services.db, c.siteId, load.acknowledged, 60_000);
+  await assertAppliedOnce(c.services.db, c.siteId, load.acknowledged.values(), 60_000);
 });
 
 test('PostgreSQL stopped for 5 s under ingest load: 503 with Retry-After, then every acknowledged batch applied once', async () => {
@@ -115,7 +115,7 @@ test('PostgreSQL stopped for 5 s under ingest load: 503 with Retry-After, then e
   assertAnswersClean(load);
   assert.ok(load.answers.some((a) => a.status === 503), 'the outage was seen as 503');
   assert.ok(load.acknowledged.size > 10, `acknowledged ${load.acknowledged.size}`);
-  await assertAppliedOnce(c.services.db, c.siteId, load.acknowledged, 60_000);
+  await assertAppliedOnce(c.services.db, c.siteId, load.acknowledged.values(), 60_000);
   const health = await call(c.base, 'GET', '/readyz');
   assert.equal(health.status, 200, 'the front door is ready again');
 });
@@ -152,5 +152,5 @@ test('a worker killed in the middle of its transaction leaves no partial batch; 
 
   // Another worker finds the job stalled (its lock expired) and applies it.
   await c.spawnWorker();
-  await assertAppliedOnce(c.services.db, c.siteId, new Map([['mid', records.length]]), 60_000);
+  await assertAppliedOnce(c.services.db, c.siteId, [{ resource: 'events', batchId: 'mid', records }], 60_000);
 });

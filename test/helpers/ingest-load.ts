@@ -1,5 +1,12 @@
 import assert from 'node:assert/strict';
+import type { Resource } from '../../src/auth/scopes.ts';
 import type { Db } from '../../src/db/connection.ts';
+
+export interface LoadBatch {
+  resource: Resource;
+  batchId: string;
+  records: Record<string, unknown>[];
+}
 
 /** What the front door answered one POST of a batch (or how the call failed). */
 export interface LoadAnswer {
@@ -17,22 +24,29 @@ export interface LoadOptions {
   base: string;
   siteId: string;
   ingestKey: string;
-  /** Batch ids are `<prefix>-<client>-<n>`. */
-  prefix: string;
   clients: number;
-  recordsPerBatch: number;
   /** An answer slower than this counts as a hang. */
   timeoutMs: number;
-  /** Events of a batch; by default distinct visits in one hour. */
-  records?: (batchId: string, count: number) => Record<string, unknown>[];
+  /** The `n`th batch client `client` sends, or null when it is done. */
+  next(client: number, n: number): LoadBatch | null;
 }
 
 export interface IngestLoad {
   readonly answers: readonly LoadAnswer[];
-  /** Batch ids answered 200 or 202 at least once, with their record counts. */
-  readonly acknowledged: ReadonlyMap<string, number>;
+  /** Batches answered 200 or 202 at least once, by batch id. */
+  readonly acknowledged: ReadonlyMap<string, LoadBatch>;
+  /** Resolves when every client has run out of batches. */
+  readonly finished: Promise<void>;
   /** Lets every client finish its current call and stop. */
   stop(): Promise<void>;
+}
+
+/** An endless source of visit batches `<prefix>-<client>-<n>`, for `LoadOptions.next`. */
+export function visitBatches(prefix: string, count: number): LoadOptions['next'] {
+  return (client, n) => {
+    const batchId = `${prefix}-${client}-${n}`;
+    return { resource: 'events', batchId, records: visits(batchId, count) };
+  };
 }
 
 function visits(batchId: string, count: number): Record<string, unknown>[] {
@@ -53,15 +67,14 @@ function visits(batchId: string, count: number): Record<string, unknown>[] {
  */
 export function ingestLoad(opts: LoadOptions): IngestLoad {
   const answers: LoadAnswer[] = [];
-  const acknowledged = new Map<string, number>();
+  const acknowledged = new Map<string, LoadBatch>();
   let stopping = false;
-  const makeRecords = opts.records ?? visits;
 
-  const post = async (batchId: string, body: string): Promise<LoadAnswer> => {
+  const post = async (resource: Resource, batchId: string, body: string): Promise<LoadAnswer> => {
     const started = Date.now();
     const base = { batchId, retryAfter: null, contentType: null, code: null };
     try {
-      const res = await fetch(`${opts.base}/api/v1/sites/${opts.siteId}/ingest/events`, {
+      const res = await fetch(`${opts.base}/api/v1/sites/${opts.siteId}/ingest/${resource}`, {
         method: 'POST',
         headers: { authorization: `Bearer ${opts.ingestKey}`, 'content-type': 'application/json' },
         body,
@@ -83,24 +96,25 @@ export function ingestLoad(opts: LoadOptions): IngestLoad {
 
   const client = async (c: number) => {
     for (let n = 0; !stopping; n++) {
-      const batchId = `${opts.prefix}-${c}-${n}`;
-      const records = makeRecords(batchId, opts.recordsPerBatch);
-      const body = JSON.stringify({ schema_version: 'events.v1', batch_id: batchId, records });
+      const b = opts.next(c, n);
+      if (!b) return;
+      const body = JSON.stringify({ schema_version: `${b.resource}.v1`, batch_id: b.batchId, records: b.records });
       while (!stopping) {
-        const a = await post(batchId, body);
+        const a = await post(b.resource, b.batchId, body);
         answers.push(a);
         if (a.status === 200 || a.status === 202) {
-          acknowledged.set(batchId, records.length);
+          acknowledged.set(b.batchId, b);
           break;
         }
         await new Promise((r) => setTimeout(r, 100));
       }
     }
   };
-  const running = Promise.all(Array.from({ length: opts.clients }, (_, c) => client(c)));
+  const running = Promise.all(Array.from({ length: opts.clients }, (_, c) => client(c))).then(() => undefined);
   return {
     answers,
     acknowledged,
+    finished: running,
     async stop() {
       stopping = true;
       await running;
@@ -109,7 +123,7 @@ export function ingestLoad(opts: LoadOptions): IngestLoad {
 }
 
 /** Waits until no batch of the site is queued, then checks each acknowledged one was applied exactly once. */
-export async function assertAppliedOnce(db: Db, siteId: string, acknowledged: ReadonlyMap<string, number>, timeoutMs: number): Promise<void> {
+export async function assertAppliedOnce(db: Db, siteId: string, acknowledged: Iterable<LoadBatch>, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { queued } = await db.one<{ queued: number }>("SELECT count(*)::int AS queued FROM ingest_batches WHERE site_id = $1 AND status = 'queued'", [siteId]);
@@ -117,17 +131,16 @@ export async function assertAppliedOnce(db: Db, siteId: string, acknowledged: Re
     if (Date.now() > deadline) assert.fail(`${queued} batches still queued after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 200));
   }
-  // One writing transaction per batch (a single xmin over its rows): it was applied whole, once.
-  const rows = await db.any<{ batch_id: string; status: string; applied: number; n: number; writers: number }>(
-    `SELECT b.batch_id, b.status, b.applied, count(e.event_id)::int AS n, count(DISTINCT e.xmin::text)::int AS writers
-     FROM ingest_batches b LEFT JOIN ingest_events e ON e.site_id = b.site_id AND e.batch_id = b.batch_id
-     WHERE b.site_id = $1 AND b.resource = 'events' GROUP BY b.batch_id, b.status, b.applied`,
-    [siteId],
-  );
-  const byId = new Map(rows.map((r) => [r.batch_id, r]));
-  for (const [batchId, records] of acknowledged) {
-    const r = byId.get(batchId);
-    assert.ok(r, `acknowledged batch ${batchId} is stored`);
-    assert.deepEqual({ status: r.status, applied: r.applied, n: r.n, writers: r.writers }, { status: 'completed', applied: records, n: records, writers: 1 }, batchId);
+  for (const b of acknowledged) {
+    // One writing transaction per batch (a single xmin over its rows): it was applied whole, once.
+    const r = await db.oneOrNone<{ status: string; applied: number; n: number; writers: number }>(
+      `SELECT b.status, b.applied, count(r.batch_id)::int AS n, count(DISTINCT r.xmin::text)::int AS writers
+       FROM ingest_batches b LEFT JOIN $4:name r ON r.site_id = b.site_id AND r.batch_id = b.batch_id
+       WHERE b.site_id = $1 AND b.resource = $2 AND b.batch_id = $3 GROUP BY b.status, b.applied`,
+      [siteId, b.resource, b.batchId, `ingest_${b.resource}`],
+    );
+    assert.ok(r, `acknowledged batch ${b.batchId} is stored`);
+    const n = b.records.length;
+    assert.deepEqual(r, { status: 'completed', applied: n, n, writers: 1 }, `${b.resource} batch ${b.batchId}`);
   }
 }

@@ -35,7 +35,7 @@ export interface IngestSite {
   readKey: string;
 }
 
-export async function ingestSite(app: TestApp): Promise<IngestSite> {
+export async function ingestSite(app: Pick<TestApp, 'url' | 'db'>): Promise<IngestSite> {
   const account = await createAccount(app.db);
   const siteId = await createSite(app.url, account);
   const ingestKey = await createCredential(app.url, account, siteId, 'ingest', ['ingest:receipt:read', ...RESOURCES.map((r) => `ingest:${r}:write`)]);
