@@ -1,10 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { insertAccount } from '../../src/accounts/repo.ts';
-import { hashSecret, newSecret } from '../../src/auth/secrets.ts';
-import { insertCredential } from '../../src/credentials/repo.ts';
-import { insertSite } from '../../src/sites/repo.ts';
+import { insertSiteWithIngestKey } from '../helpers/fixtures.ts';
 import { call } from '../helpers/http.ts';
 import { assertAppliedOnce, ingestLoad, visitBatches, type IngestLoad } from '../helpers/ingest-load.ts';
 import { privatePostgres, privateRedis, type PrivatePostgres, type PrivateRedis } from '../helpers/private-services.ts';
@@ -47,10 +44,7 @@ interface Cluster {
 async function cluster(): Promise<Cluster> {
   const services = await testServices({ REDIS_URL: redis.url }, { pgBase: pgServer.url });
   cleanups.push(() => services.cleanup());
-  const account = await insertAccount(services.db, { email: `f${Date.now()}@example.com`, name: null, passwordHash: null, admin: false });
-  const site = await insertSite(services.db, account.id, { name: 'Faults', websiteUrl: 'https://faults.example', description: 'fault tests', category: 'api', publicMetrics: false });
-  const ingestKey = newSecret('rdr_ingest_');
-  await insertCredential(services.db, { siteId: site.id, createdBy: account.id, name: 'k', kind: 'ingest', scopes: ['ingest:events:write', 'ingest:receipt:read'], prefix: ingestKey.slice(0, 12), secretHash: hashSecret(ingestKey), expiresInDays: 1 });
+  const { siteId, ingestKey } = await insertSiteWithIngestKey(services.db);
   const env = {
     DATABASE_URL: services.config.DATABASE_URL,
     REDIS_URL: redis.url,
@@ -65,7 +59,7 @@ async function cluster(): Promise<Cluster> {
     return p;
   };
   const door = await spawnOne(['serve']);
-  return { services, siteId: site.id, ingestKey, door, base: `http://127.0.0.1:${door.port}`, spawnWorker: () => spawnOne(['work', '--queues', 'ingest']) };
+  return { services, siteId, ingestKey, door, base: `http://127.0.0.1:${door.port}`, spawnWorker: () => spawnOne(['work', '--queues', 'ingest']) };
 }
 
 /** Every answer was an acknowledgment or a 503 problem with Retry-After, each within the bound. */

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { insertAccount } from '../../src/accounts/repo.ts';
-import { hashPassword } from '../../src/auth/secrets.ts';
+import { hashPassword, hashSecret, newSecret } from '../../src/auth/secrets.ts';
 import { openSession } from '../../src/auth/sessions.ts';
+import { insertCredential } from '../../src/credentials/repo.ts';
 import type { Db } from '../../src/db/connection.ts';
+import { insertSite } from '../../src/sites/repo.ts';
 import { call } from './http.ts';
 
 export interface TestAccount {
@@ -44,4 +46,16 @@ export async function createCredential(base: string, account: TestAccount, siteI
   });
   assert.equal(r.status, 200, r.text);
   return r.body.secret;
+}
+
+/**
+ * A site and an events ingest key written straight into the database, for tests whose front
+ * door is a separate process (or not running yet).
+ */
+export async function insertSiteWithIngestKey(db: Db): Promise<{ siteId: string; ingestKey: string }> {
+  const account = await insertAccount(db, { email: `i${randomBytes(4).toString('hex')}@example.com`, name: null, passwordHash: null, admin: false });
+  const site = await insertSite(db, account.id, { name: 'Ingest', websiteUrl: 'https://ingest.example', description: 'process tests', category: 'api', publicMetrics: false });
+  const ingestKey = newSecret('rdr_ingest_');
+  await insertCredential(db, { siteId: site.id, createdBy: account.id, name: 'k', kind: 'ingest', scopes: ['ingest:events:write', 'ingest:receipt:read'], prefix: ingestKey.slice(0, 12), secretHash: hashSecret(ingestKey), expiresInDays: 1 });
+  return { siteId: site.id, ingestKey };
 }

@@ -2,17 +2,14 @@ import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { insertAccount } from '../../src/accounts/repo.ts';
-import { hashSecret, newSecret } from '../../src/auth/secrets.ts';
-import { insertCredential } from '../../src/credentials/repo.ts';
 import { startFrontDoor } from '../../src/front-door.ts';
 import { applyBatch } from '../../src/ingest/apply.ts';
 import { INGEST_QUEUE } from '../../src/queues/catalog.ts';
-import { insertSite } from '../../src/sites/repo.ts';
 import { startWorkers } from '../../workers/run.ts';
+import { insertSiteWithIngestKey } from '../helpers/fixtures.ts';
 import { call, type Answer } from '../helpers/http.ts';
 import { testServices, type TestServices } from '../helpers/services.ts';
-import { batch, sampleRecord, type IngestSite } from './fixtures.ts';
+import { batch, sampleRecord } from './fixtures.ts';
 import { privateRedis, type PrivateRedis } from '../helpers/private-services.ts';
 import { spawnRadar, type RadarProcess } from '../helpers/processes.ts';
 
@@ -25,14 +22,6 @@ const cleanups: (() => Promise<unknown>)[] = [];
 after(async () => {
   for (const c of cleanups.reverse()) await c().catch(() => undefined);
 });
-
-async function siteWithKey(services: TestServices): Promise<Pick<IngestSite, 'siteId' | 'ingestKey'>> {
-  const account = await insertAccount(services.db, { email: `d${Date.now()}${Math.random()}@example.com`, name: null, passwordHash: null, admin: false });
-  const s = await insertSite(services.db, account.id, { name: 'Durable', websiteUrl: 'https://durable.example', description: 'kill tests', category: 'api', publicMetrics: false });
-  const secret = newSecret('rdr_ingest_');
-  await insertCredential(services.db, { siteId: s.id, createdBy: account.id, name: 'k', kind: 'ingest', scopes: ['ingest:events:write', 'ingest:receipt:read'], prefix: secret.slice(0, 12), secretHash: hashSecret(secret), expiresInDays: 1 });
-  return { siteId: s.id, ingestKey: secret };
-}
 
 /** Polls until `check` holds, failing with `what` at the deadline. */
 async function eventually<T>(what: string, timeoutMs: number, probe: () => Promise<T>, check: (v: T) => boolean): Promise<T> {
@@ -53,7 +42,7 @@ test('a job processed again after its worker committed and died before acking ch
   cleanups.push(() => services.cleanup());
   const door = await startFrontDoor(services.config);
   cleanups.push(() => door.close());
-  const site = await siteWithKey(services);
+  const site = await insertSiteWithIngestKey(services.db);
   const base = `http://127.0.0.1:${door.port}`;
 
   // No worker yet: the synchronous wait runs out and the answer is 202.
@@ -90,7 +79,7 @@ test('Redis down: 503 with Retry-After within the wait; the stored batch is appl
   cleanups.push(() => services.cleanup());
   const door = await startFrontDoor(services.config);
   cleanups.push(() => door.close());
-  const site = await siteWithKey(services);
+  const site = await insertSiteWithIngestKey(services.db);
   const base = `http://127.0.0.1:${door.port}`;
 
   await redis.kill();
@@ -116,7 +105,7 @@ test('killed worker, killed front door, Redis restarted empty: every answered ba
   cleanups.push(() => redis.destroy());
   const services = await testServices({ REDIS_URL: redis.url });
   cleanups.push(() => services.cleanup());
-  const site = await siteWithKey(services);
+  const site = await insertSiteWithIngestKey(services.db);
   const env = { DATABASE_URL: services.config.DATABASE_URL, REDIS_URL: redis.url, QUEUE_PREFIX: services.config.QUEUE_PREFIX, PORT: '0', INGEST_SYNC_WAIT_MS: '2000', WORKER_CONCURRENCY: '2' };
   const procs: RadarProcess[] = [];
   cleanups.push(() => Promise.all(procs.map((p) => p.kill('SIGKILL'))));
