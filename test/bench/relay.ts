@@ -7,7 +7,8 @@
  *
  * Environment: BENCH_SECONDS (per load phase, default 5), BENCH_CONCURRENCY (default 32),
  * BENCH_SEQUENTIAL (calls, default 2000), BENCH_SLOW_STREAMS (default 1000), BENCH_PROFILE_DIR
- * (when set, Radar runs with --cpu-prof and writes its profile there).
+ * (when set, Radar runs with --cpu-prof and writes its profile there), BENCH_PHASES (some of
+ * `calls,streams,sequential,slow`, default all; e.g. `streams` to profile only streaming).
  * Needs PostgreSQL and Redis as Radar does (DATABASE_URL's server, REDIS_URL); nginx is
  * optional (Debian: `apt-get install -y nginx`); without it the nginx column is skipped.
  */
@@ -19,6 +20,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
 import { Pool } from 'undici';
 import { hashSecret } from '../../src/auth/secrets.ts';
 import { createDb } from '../../src/db/connection.ts';
@@ -32,6 +34,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 2000);
 const SLOW_STREAMS = Number(process.env.BENCH_SLOW_STREAMS ?? 1000);
+const PHASES = new Set((process.env.BENCH_PHASES || 'calls,streams,sequential,slow').split(','));
 const PG = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/radar';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -242,6 +245,19 @@ async function slowReaders(port: number, key: string, pid: number, n: number, se
   return { peak, before, after: await rssOf(pid), bytes, streaming };
 }
 
+/** Deletes the keys under `prefix` (queues, jobs, rate-limit buckets) once Radar has stopped. */
+async function dropRedisKeys(prefix: string): Promise<void> {
+  const redis = new Redis(REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    for await (const keys of redis.scanStream({ match: `${prefix}:*`, count: 1000 }) as AsyncIterable<string[]>) {
+      if (keys.length) await redis.unlink(...keys);
+    }
+  } finally {
+    redis.disconnect();
+  }
+}
+
 const ms = (v: number) => v.toFixed(3).padStart(8);
 const MB = (v: number) => `${(v / 1024 / 1024).toFixed(0)} MB`;
 
@@ -268,7 +284,10 @@ async function main(): Promise<void> {
   await insertKey(db, { name: 'bench', keyHash: hashSecret(key), prefix: key.slice(0, 10), models: ['*'], group: 'default' });
 
   const radarPort = await freePort();
-  const env = { DATABASE_URL: dbUrl.toString(), REDIS_URL, PORT: String(radarPort), HOST: '127.0.0.1', LOG_LEVEL: 'warn', QUEUE_PREFIX: `bench${Date.now().toString(36)}`, RATE_LIMIT_RELAY_KEY_PER_MIN: '0' };
+  // Every Redis key Radar writes starts with the queue prefix: one of our own, removed at the end.
+  const prefix = `bench-relay-${Date.now().toString(36)}`;
+  cleanups.push(() => dropRedisKeys(prefix));
+  const env = { DATABASE_URL: dbUrl.toString(), REDIS_URL, PORT: String(radarPort), HOST: '127.0.0.1', LOG_LEVEL: 'warn', QUEUE_PREFIX: prefix, RATE_LIMIT_RELAY_KEY_PER_MIN: '0' };
   const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
   const radar = start(process.execPath, [...profile, 'src/cli/radar.js', 'serve'], env);
   start(process.execPath, ['src/cli/radar.js', 'work', '--queues', 'usage'], env);
@@ -282,31 +301,42 @@ async function main(): Promise<void> {
   ];
 
   console.log(`\nrelay benchmark — ${os.cpus().length} CPUs, ${SECONDS}s per phase, concurrency ${CONCURRENCY}, node ${process.version}`);
-  console.log('\nnon-streaming chat completions (concurrent)');
-  console.log('target      req/s    p50 ms   p99 ms   CPU ms/call');
-  for (const t of targets) {
-    const r = await load(t, CHAT, false, CONCURRENCY, SECONDS);
-    console.log(`${t.name.padEnd(8)} ${r.rps.toFixed(0).padStart(8)} ${ms(r.p50)} ${ms(r.p99)}   ${ms(r.cpuPerCall)}`);
+  if (PHASES.has('calls')) {
+    console.log('\nnon-streaming chat completions (concurrent)');
+    console.log('target      req/s    p50 ms   p99 ms   CPU ms/call');
+    for (const t of targets) {
+      const r = await load(t, CHAT, false, CONCURRENCY, SECONDS);
+      console.log(`${t.name.padEnd(8)} ${r.rps.toFixed(0).padStart(8)} ${ms(r.p50)} ${ms(r.p99)}   ${ms(r.cpuPerCall)}`);
+    }
   }
-  console.log('\n200-chunk streams (concurrent; latency = whole stream)');
-  console.log('target   streams/s  chunks/s   p50 ms   p99 ms   CPU ms/stream');
-  for (const t of targets) {
-    const r = await load(t, STREAM, true, CONCURRENCY, SECONDS);
-    console.log(`${t.name.padEnd(8)} ${r.rps.toFixed(0).padStart(9)} ${(r.rps * 200).toFixed(0).padStart(9)} ${ms(r.p50)} ${ms(r.p99)}   ${ms(r.cpuPerCall)}`);
+  if (PHASES.has('streams')) {
+    console.log('\n200-chunk streams (concurrent; latency = whole stream)');
+    console.log('target   streams/s  chunks/s   p50 ms   p99 ms   CPU ms/stream');
+    for (const t of targets) {
+      const r = await load(t, STREAM, true, CONCURRENCY, SECONDS);
+      console.log(`${t.name.padEnd(8)} ${r.rps.toFixed(0).padStart(9)} ${(r.rps * 200).toFixed(0).padStart(9)} ${ms(r.p50)} ${ms(r.p99)}   ${ms(r.cpuPerCall)}`);
+    }
   }
-  console.log(`\nsequential non-streaming calls (${SEQUENTIAL} on one connection)`);
-  console.log('target      req/s    p50 ms   p99 ms   added p50 ms   CPU ms/call');
-  const seq: Record<string, LoadResult> = {};
-  for (const t of targets) {
-    const r = await sequential(t, SEQUENTIAL);
-    seq[t.name] = r;
-    const added = t.name === 'direct' ? '' : ms(r.p50 - seq.direct!.p50);
-    console.log(`${t.name.padEnd(8)} ${r.rps.toFixed(0).padStart(8)} ${ms(r.p50)} ${ms(r.p99)}   ${added.padStart(8)}     ${ms(r.cpuPerCall)}`);
+  const targetsMet: string[] = [];
+  if (PHASES.has('sequential')) {
+    console.log(`\nsequential non-streaming calls (${SEQUENTIAL} on one connection)`);
+    console.log('target      req/s    p50 ms   p99 ms   added p50 ms   CPU ms/call');
+    const seq: Record<string, LoadResult> = {};
+    for (const t of targets) {
+      const r = await sequential(t, SEQUENTIAL);
+      seq[t.name] = r;
+      const added = t.name === 'direct' ? '' : ms(r.p50 - seq.direct!.p50);
+      console.log(`${t.name.padEnd(8)} ${r.rps.toFixed(0).padStart(8)} ${ms(r.p50)} ${ms(r.p99)}   ${added.padStart(8)}     ${ms(r.cpuPerCall)}`);
+    }
+    targetsMet.push(`radar added p50 < 1 ms (${(seq.radar!.p50 - seq.direct!.p50).toFixed(3)} ms)`);
   }
-  const slow = await slowReaders(radarPort, key, radar.pid!, SLOW_STREAMS, Math.max(10, SECONDS));
-  console.log(`\n${SLOW_STREAMS} concurrent slow-reading streams through radar (${slow.streaming} answered 200 and streamed; provider 80 KB/s each, readers ≤ 64 KiB/s)`);
-  console.log(`radar RSS: ${MB(slow.before)} before, peak ${MB(slow.peak)}, ${MB(slow.after)} after the clients left; clients read ${MB(slow.bytes)}`);
-  console.log(`\ntargets: radar added p50 < 1 ms (${(seq.radar!.p50 - seq.direct!.p50).toFixed(3)} ms), RSS < 300 MB (${MB(slow.peak)})`);
+  if (PHASES.has('slow')) {
+    const slow = await slowReaders(radarPort, key, radar.pid!, SLOW_STREAMS, Math.max(10, SECONDS));
+    console.log(`\n${SLOW_STREAMS} concurrent slow-reading streams through radar (${slow.streaming} answered 200 and streamed; provider 80 KB/s each, readers ≤ 64 KiB/s)`);
+    console.log(`radar RSS: ${MB(slow.before)} before, peak ${MB(slow.peak)}, ${MB(slow.after)} after the clients left; clients read ${MB(slow.bytes)}`);
+    targetsMet.push(`RSS < 300 MB (${MB(slow.peak)})`);
+  }
+  if (targetsMet.length) console.log(`\ntargets: ${targetsMet.join(', ')}`);
 }
 
 try {
