@@ -1,7 +1,8 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, chownSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import type { Logger } from '../log.ts';
 import { UsageError } from './command.ts';
 
@@ -9,6 +10,7 @@ import { UsageError } from './command.ts';
 const HOME = path.resolve('.radar');
 const PG_PORT = 54329;
 const REDIS_PORT = 63799;
+const execFileAsync = promisify(execFile);
 
 export function canConnect(host: string, port: number, timeoutMs = 500): Promise<boolean> {
   return new Promise((resolve) => {
@@ -38,15 +40,20 @@ function pgBinDir(): string | null {
   return versions.length ? path.join(root, versions[0]!, 'bin') : null;
 }
 
-function run(cmd: string, args: string[], asUser: string | null): void {
+/** Runs a server tool to completion without blocking the event loop (tests time answers meanwhile). */
+async function run(cmd: string, args: string[], asUser: string | null): Promise<void> {
   const [file, argv] = asUser ? ['runuser', ['-u', asUser, '--', cmd, ...args]] : [cmd, args];
-  const r = spawnSync(file, argv, { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr || r.stdout || r.error?.message}`);
+  try {
+    await execFileAsync(file, argv, { encoding: 'utf8' });
+  } catch (err) {
+    const e = err as { stderr?: string; stdout?: string; message: string };
+    throw new Error(`${cmd} ${args.join(' ')} failed: ${e.stderr || e.stdout || e.message}`);
+  }
 }
 
 export interface LocalServices {
   env: Record<string, string>;
-  stop(): void;
+  stop(): Promise<void>;
 }
 
 /**
@@ -56,22 +63,22 @@ export interface LocalServices {
  */
 export async function ensureLocalServices(env: NodeJS.ProcessEnv, log: Logger): Promise<LocalServices> {
   const out: Record<string, string> = {};
-  const stops: Array<() => void> = [];
+  const stops: Array<() => Promise<void>> = [];
   if (!env.DATABASE_URL && !(await canConnect('127.0.0.1', 5432))) {
-    const pg = startPostgres(log);
+    const pg = await startPostgres(log);
     out.DATABASE_URL = pg.url;
     stops.push(pg.stop);
   }
   if (!env.REDIS_URL && !(await canConnect('127.0.0.1', 6379))) {
-    out.REDIS_URL = startRedis(log);
+    out.REDIS_URL = await startRedis(log);
     stops.push(() => run(which('redis-cli') ?? 'redis-cli', ['-p', String(REDIS_PORT), 'shutdown', 'nosave'], null));
   }
   return {
     env: out,
-    stop() {
+    async stop() {
       for (const s of stops) {
         try {
-          s();
+          await s();
         } catch (err) {
           log.warn({ err }, 'stopping a private service failed');
         }
@@ -80,10 +87,10 @@ export async function ensureLocalServices(env: NodeJS.ProcessEnv, log: Logger): 
   };
 }
 
-function startPostgres(log: Logger): { url: string; stop: () => void } {
+async function startPostgres(log: Logger): Promise<{ url: string; stop: () => Promise<void> }> {
   const pg = postgresServer({ data: path.join(HOME, 'pg'), socketDir: path.join(HOME, 'pg-socket'), port: PG_PORT });
   log.info({ data: pg.data, port: PG_PORT }, 'starting private PostgreSQL');
-  pg.start();
+  await pg.start();
   return { url: pg.url('radar'), stop: () => pg.stop() };
 }
 
@@ -93,9 +100,9 @@ export interface PostgresServer {
   /** A connection URL for `database` on this server, as the `postgres` superuser. */
   url(database: string): string;
   /** Creates the cluster on first use, then starts it and waits until it accepts connections. */
-  start(): void;
+  start(): Promise<void>;
   /** `fast` disconnects clients and shuts down cleanly; `immediate` is a crash (recovery on the next start). */
-  stop(mode?: 'fast' | 'immediate'): void;
+  stop(mode?: 'fast' | 'immediate'): Promise<void>;
 }
 
 /**
@@ -114,18 +121,18 @@ export function postgresServer(opts: { data: string; socketDir: string; port: nu
     data: opts.data,
     port: opts.port,
     url: (database) => `postgres://postgres@127.0.0.1:${opts.port}/${database}`,
-    start() {
+    async start() {
       for (const dir of [opts.data, opts.socketDir]) {
         mkdirSync(dir, { recursive: true, mode: 0o700 });
         if (asUser) chownToUser(dir, asUser);
       }
       if (!existsSync(path.join(opts.data, 'PG_VERSION'))) {
-        run(path.join(bin, 'initdb'), ['-D', opts.data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8'], asUser);
+        await run(path.join(bin, 'initdb'), ['-D', opts.data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8'], asUser);
       }
-      ctl('-l', path.join(opts.data, 'server.log'), '-w', '-o', `-p ${opts.port} -k ${opts.socketDir} -c listen_addresses=127.0.0.1`, 'start');
+      await ctl('-l', path.join(opts.data, 'server.log'), '-w', '-o', `-p ${opts.port} -k ${opts.socketDir} -c listen_addresses=127.0.0.1`, 'start');
     },
-    stop(mode = 'fast') {
-      ctl('-m', mode, '-w', 'stop');
+    async stop(mode = 'fast') {
+      await ctl('-m', mode, '-w', 'stop');
     },
   };
 }
@@ -139,7 +146,7 @@ function chownToUser(dir: string, user: string): void {
   chownSync(dir, Number(r.stdout), Number(g.stdout));
 }
 
-function startRedis(log: Logger): string {
+async function startRedis(log: Logger): Promise<string> {
   const server = which('redis-server');
   if (!server) {
     throw new UsageError('nothing answers at 127.0.0.1:6379 and Redis is not installed. Install it (Debian/Ubuntu: apt-get install redis-server) or set REDIS_URL.');
@@ -153,6 +160,6 @@ function startRedis(log: Logger): string {
     'maxmemory-policy noeviction',
   ].join('\n') + '\n');
   log.info({ dir, port: REDIS_PORT }, 'starting private Redis');
-  run(server, [path.join(dir, 'redis.conf')], null);
+  await run(server, [path.join(dir, 'redis.conf')], null);
   return `redis://127.0.0.1:${REDIS_PORT}`;
 }

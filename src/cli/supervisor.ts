@@ -31,7 +31,7 @@ export async function supervise(opts: { workers: number }): Promise<void> {
     const result = await migrate(config.DATABASE_URL);
     log.info({ ...result }, 'migrated');
   } catch (err) {
-    local.stop();
+    await local.stop();
     throw err;
   }
 
@@ -77,9 +77,9 @@ export async function supervise(opts: { workers: number }): Promise<void> {
       const force = setTimeout(() => {
         for (const c of children) c.proc?.kill('SIGKILL');
       }, config.SHUTDOWN_TIMEOUT_MS + 5000);
-      void Promise.all(exits).then(() => {
+      void Promise.all(exits).then(async () => {
         clearTimeout(force);
-        local.stop();
+        await local.stop();
         log.info('stopped');
         resolve();
       });

@@ -88,7 +88,7 @@ export async function privatePostgres(): Promise<PrivatePostgres> {
   const api: PrivatePostgres = {
     url: server.url('postgres'),
     async start() {
-      server.start();
+      await server.start();
       running = true;
       // pg_ctl -w returns once the server accepts connections; make sure a query runs too.
       const probe = createDb({ url: api.url, poolSize: 1, applicationName: 'radar-test-probe' });
@@ -101,7 +101,7 @@ export async function privatePostgres(): Promise<PrivatePostgres> {
     async stop(mode = 'immediate') {
       if (!running) return;
       running = false;
-      server.stop(mode);
+      await server.stop(mode);
     },
     async destroy() {
       await api.stop('immediate').catch(() => undefined);
