@@ -1,10 +1,11 @@
 -- Writes the records of a stored batch whose 1-based positions are in ${apply}, straight from
 -- its payload: the records never travel back from the worker. Takes ${siteId}, ${resource},
 -- ${batchId}, ${apply}, and from the table's description (src/ingest/tables.ts) ${table},
--- ${idColumn}, ${columns}, ${select}, ${fields} (the record, with its nested object's fields
--- copied up, for jsonb_populate_record to fill the typed columns by name) and ${assignments}.
+-- ${idColumn}, ${columns}, ${select}, ${nested} (the join reading the fields of the record's
+-- nested object) and ${assignments}. jsonb_populate_record fills the typed columns by name.
 -- json_array_elements, not the jsonb form: each element keeps its canonical text, which is
--- what content_digest hashes.
+-- what content_digest hashes. OFFSET 0 keeps the planner from pulling the jsonb cast up into
+-- every place that reads x.j: without it each record was parsed once per use.
 -- Rows go in id order, the one lock order every writer shares. The revision guard keeps a
 -- newer revision stored by a concurrent batch; the caller compares the returned ids with what
 -- it meant to write and starts over when they differ. Returns the ids written.
@@ -12,8 +13,9 @@ INSERT INTO ${table:name} (${columns:raw})
 SELECT ${select:raw}
 FROM ingest_batches b
 CROSS JOIN LATERAL json_array_elements(b.payload::json) WITH ORDINALITY AS e(rec, i)
-CROSS JOIN LATERAL (SELECT e.rec::jsonb AS j) AS x
-CROSS JOIN LATERAL jsonb_populate_record(NULL::${table:name}, ${fields:raw}) AS r
+CROSS JOIN LATERAL (SELECT e.rec::jsonb AS j OFFSET 0) AS x
+CROSS JOIN LATERAL jsonb_populate_record(NULL::${table:name}, x.j) AS r
+${nested:raw}
 WHERE b.site_id = ${siteId} AND b.resource = ${resource} AND b.batch_id = ${batchId}
   AND e.i = ANY(${apply}::int[])
 ORDER BY r.${idColumn:name}

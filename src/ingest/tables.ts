@@ -50,8 +50,11 @@ export interface RecordTable {
   columnSet: ColumnSet;
   /** `SET col = EXCLUDED.col, …` for every column but the key. */
   assignments: string;
-  /** SQL pieces of sql/ingest/insert-records.sql and upsert-records.sql: column list, select list and fields. */
-  fromPayload: { columns: string; select: string; fields: string };
+  /**
+   * SQL pieces of sql/ingest/insert-records.sql and upsert-records.sql: the column list, the
+   * select list, and the join that reads the nested object's fields (`n`; empty when none).
+   */
+  fromPayload: { columns: string; select: string; nested: string };
   /** The row a record becomes, as JS values (the bench COPYs these). */
   toRow(record: IngestRecord, meta: { siteId: string; batchId: string; receivedAt: Date; digest: Buffer }): RecordRow;
 }
@@ -65,7 +68,8 @@ function recordTable(resource: Resource): RecordTable {
     ['site_id', idColumn, 'revision', 'source', 'occurred_at', ...typedNames, 'record', 'content_digest', 'batch_id', 'received_at'],
     { table },
   );
-  // Columns the batch row supplies; every other one comes from the record (`r.` below).
+  // Columns the batch row supplies; every other one comes from the record (`r.`, or `n.` for
+  // the fields of its nested object).
   const fromBatch: Record<string, string> = {
     site_id: 'b.site_id',
     record: 'x.j',
@@ -83,8 +87,12 @@ function recordTable(resource: Resource): RecordTable {
     assignments: columnSet.assignColumns({ from: 'EXCLUDED', skip: ['site_id', idColumn] }),
     fromPayload: {
       columns: names.map((n) => pgp.as.name(n)).join(', '),
-      select: names.map((n) => fromBatch[n] ?? `r.${pgp.as.name(n)}`).join(', '),
-      fields: typed.nested ? `x.j || coalesce(x.j -> ${pgp.as.text(typed.nested.object)}, '{}'::jsonb)` : 'x.j',
+      select: names.map((n) => fromBatch[n] ?? `${typed.nested?.fields.includes(n) ? 'n' : 'r'}.${pgp.as.name(n)}`).join(', '),
+      // A second populate over the nested object alone: merging it into the record first
+      // (`x.j || x.j -> 'properties'`) builds a new jsonb per record and costs more.
+      nested: typed.nested
+        ? `CROSS JOIN LATERAL jsonb_populate_record(NULL::${pgp.as.name(table)}, x.j -> ${pgp.as.text(typed.nested.object)}) AS n`
+        : '',
     },
     toRow(record, meta) {
       const r = record as Fields;
