@@ -5,10 +5,14 @@ function statusLine(status: number): string {
   return `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
 }
 
+type Chunk = string | Uint8Array;
+
 /**
  * The one owner of a uWS response. uWS responses are invalid after abort and every write
  * after an await must be corked; this class hides both rules, and the drain handshake of
- * streaming, behind `send`, `beginStream`, `write` and `end`.
+ * streaming, behind `send`, `beginStream`, `write` (or `push` and `drain`) and `end`.
+ * What one corked call writes leaves in one socket write (more only past uWS's 16 KiB cork
+ * buffer), so a stream costs about one socket write per `push`.
  */
 export class Reply {
   aborted = false;
@@ -19,6 +23,8 @@ export class Reply {
   status = 0;
   private readonly controller = new AbortController();
   private drained: (() => void) | null = null;
+  /** Status and headers of a stream not yet on the wire (see beginStream). */
+  private head: { status: number; headers: Readonly<Record<string, string>> } | null = null;
 
   constructor(private readonly res: HttpResponse) {
     res.onAborted(() => {
@@ -49,29 +55,52 @@ export class Reply {
     this.started = this.finished = true;
   }
 
-  /** Writes status and headers of a streamed (chunked) answer. */
+  /**
+   * Starts a streamed (chunked) answer: from here on the status is fixed. The head leaves
+   * with the first chunk when one is written in this turn of the event loop (the usual case:
+   * a provider's first bytes come with its headers), else on its own right after, so it
+   * never waits for a slow first chunk and never costs a socket write of its own otherwise.
+   */
   beginStream(status: number, headers: Readonly<Record<string, string>>): void {
     if (!this.open) return;
-    this.res.cork(() => {
-      this.res.writeStatus(statusLine(status));
-      for (const [k, v] of Object.entries(headers)) this.res.writeHeader(k, v);
+    this.head = { status, headers };
+    setImmediate(() => {
+      if (this.head && this.open) this.res.cork(() => this.writeHead());
     });
     this.status = status;
     this.started = true;
   }
 
+  private writeHead(): void {
+    const head = this.head;
+    if (!head) return;
+    this.head = null;
+    this.res.writeStatus(statusLine(head.status));
+    for (const [k, v] of Object.entries(head.headers)) this.res.writeHeader(k, v);
+  }
+
   /**
-   * Writes one chunk and resolves when the socket can take more. uWS keeps a chunk it could
-   * not send at once; waiting for `onWritable` before the next one is what keeps memory flat
-   * when the client reads slowly. Resolves false when the client has gone.
+   * Writes one chunk (in one socket write, with the head if that is still pending). Returns
+   * false when uWS had to keep part of it (the client reads slowly) or the client has gone:
+   * then wait for `drain` before writing more.
    */
-  async write(chunk: string | Uint8Array): Promise<boolean> {
+  push(chunk: Chunk): boolean {
     if (!this.open) return false;
     let ok = true;
     this.res.cork(() => {
+      this.writeHead();
       ok = this.res.write(chunk);
     });
-    if (ok) return true;
+    return ok;
+  }
+
+  /**
+   * After `push` returned false: resolves when the socket can take more, false when the
+   * client has gone. Waiting for `onWritable` before the next write is what keeps memory flat
+   * when the client reads slowly.
+   */
+  async drain(): Promise<boolean> {
+    if (!this.open) return false;
     await new Promise<void>((resolve) => {
       this.drained = resolve;
       this.res.onWritable(() => {
@@ -83,10 +112,19 @@ export class Reply {
     return this.open;
   }
 
-  /** Ends a streamed answer. */
-  end(): void {
+  /** Writes one chunk and resolves when the socket can take more; false when the client has gone. */
+  async write(chunk: Chunk): Promise<boolean> {
+    return this.push(chunk) || this.drain();
+  }
+
+  /** Ends a streamed answer, after a last chunk when given (in the same socket write). */
+  end(last?: Chunk): void {
     if (!this.open) return;
-    this.res.cork(() => this.res.end());
+    this.res.cork(() => {
+      this.writeHead();
+      if (last !== undefined) this.res.write(last);
+      this.res.end();
+    });
     this.finished = true;
   }
 

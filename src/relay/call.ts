@@ -7,6 +7,7 @@ import { routesFor, type Channel, type Directory, type Model, type Route } from 
 import type { Protocol } from './protocol.ts';
 import { effortFor, isStream, requestedEffort, withEffort, type RelayRequest } from './request.ts';
 import { SseParser } from './sse.ts';
+import { UsageScanner } from './usage-scan.ts';
 import type { UpstreamPools } from './upstream.ts';
 import { noUsage, readUsage, usageIn, type Usage } from './usage.ts';
 
@@ -25,14 +26,30 @@ interface CallBase {
   converted: boolean;
   status: number;
   contentType: string;
-  /** Token counts; for streams, complete once `chunks` has been read to the end. */
+  /** Token counts; for streams, complete once `pipe` has settled. */
   usage: Usage;
 }
 
-/** A call the upstream accepted (2xx), in the protocol of the request. */
+type Piece = Uint8Array | string;
+
+/** Where a streamed call goes, e.g. a client's HTTP response. */
+export interface StreamSink {
+  /** What one upstream read produced, to send at once; false when the consumer is full. */
+  write(piece: Piece): boolean;
+  /** After `write` returned false: resolves when the consumer can take more, false when it has gone. */
+  drain(): Promise<boolean>;
+  /** The stream is complete, with `last` still to send (null when nothing is left). */
+  end(last: Piece | null): void;
+}
+
+/**
+ * A call the upstream accepted (2xx), in the protocol of the request. A stream is delivered
+ * by `pipe`, which settles when the stream has ended (rejecting when it broke off natively
+ * or the call was aborted; a converted stream ends in its protocol's failure instead).
+ */
 export type ModelCall =
   | (CallBase & { stream: false; body: Buffer | string })
-  | (CallBase & { stream: true; chunks: AsyncIterable<Uint8Array | string> });
+  | (CallBase & { stream: true; pipe(sink: StreamSink): Promise<void> });
 
 export interface CallDeps {
   directory: Directory;
@@ -86,9 +103,9 @@ export async function callModel(deps: CallDeps, input: ModelRequest, signal: Abo
     const { conversion } = payload;
     const base = { model, channel: { id: route.channel.id, name: route.channel.name }, converted: conversion !== null, status: res.statusCode, usage: noUsage() };
     if (!stream) return { ...base, stream: false, ...(await wholeBody(res, conversion, base.usage)) };
-    const chunks = conversion ? convertedChunks(res.body, conversion.stream(), base.usage) : nativeChunks(res.body, base.usage);
+    const stage = conversion ? convertedStage(conversion.stream(), base.usage) : nativeStage(base.usage);
     const contentType = conversion ? 'text/event-stream; charset=utf-8' : String(res.headers['content-type'] ?? 'text/event-stream');
-    return { ...base, stream: true, contentType, chunks };
+    return { ...base, stream: true, contentType, pipe: (sink) => forward(res.body, stage, sink) };
   }
   throw new HttpError('upstream_error', {
     status: lastStatus,
@@ -169,45 +186,117 @@ async function wholeBody(res: Dispatcher.ResponseData, conversion: Conversion | 
   return { body: JSON.stringify(conversion.answer(parsed as object, usage)), contentType: 'application/json; charset=utf-8' };
 }
 
-/** Upstream chunks as they come; frames are only scanned for the usage they may carry. */
-async function* nativeChunks(body: Dispatcher.ResponseData['body'], usage: Usage): AsyncGenerator<Uint8Array> {
-  const parser = new SseParser();
-  for await (const chunk of body) {
-    for (const frame of parser.push(chunk as Buffer)) {
-      if (USAGE_FRAME.test(frame.data)) {
-        try {
-          readUsage(usageIn(JSON.parse(frame.data)), usage);
-        } catch {
-          // a frame we cannot read is still forwarded; only its metering is lost
-        }
-      }
-    }
-    yield chunk as Buffer;
-  }
+/** What a stream does with the upstream's bytes on their way to the client. */
+interface Stage {
+  /** What to send before the upstream's first bytes. */
+  start(): Piece | null;
+  /** What to send for the bytes of one upstream read. */
+  take(bytes: Buffer): Piece | null;
+  /** What to send last once the upstream ended, or broke off (`failure`); throws to fail the delivery instead. */
+  finish(failure?: Error): Piece | null;
 }
 
-const USAGE_FRAME = /"usage"\s*:\s*\{/;
+/** Two pieces as one, so that they leave in one write. */
+function concat(a: Piece | null, b: Piece | null): Piece | null {
+  if (a === null || b === null) return a ?? b;
+  if (typeof a === 'string' && typeof b === 'string') return a + b;
+  return Buffer.concat([typeof a === 'string' ? Buffer.from(a) : a, typeof b === 'string' ? Buffer.from(b) : b]);
+}
 
 /**
- * A stream converted frame by frame. An upstream that breaks off mid-stream ends in the
- * client protocol's failure; a client that went away (the body aborts) just ends the iteration.
+ * Forwards an upstream body read by read. undici emits one 'data' per HTTP chunk (usually
+ * one SSE frame), all in the same tick for one socket read; they are joined and passed on
+ * in one write in a microtask right after that read, so nothing waits for the next read,
+ * per-read work (the usage scan, SSE parsing) runs once per read instead of once per frame,
+ * and uWS frames one HTTP chunk instead of one per frame (each is four small writes, which
+ * turn into syscalls of their own once a batch outgrows uWS's 16 KiB cork buffer). When the
+ * sink is full the body is paused, which stops reading the upstream socket: a slow client
+ * slows the provider through TCP instead of growing memory. The end goes out in the same
+ * write as whatever the last read brought.
  */
-async function* convertedChunks(body: Dispatcher.ResponseData['body'], conv: StreamConverter, usage: Usage): AsyncGenerator<string> {
-  yield conv.start();
+function forward(body: Dispatcher.ResponseData['body'], stage: Stage, sink: StreamSink): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let read: Buffer[] = [];
+    let scheduled = false;
+    let settled = false;
+    const take = (): Piece | null => {
+      if (read.length === 0) return null;
+      const bytes = read.length === 1 ? read[0]! : Buffer.concat(read);
+      read = [];
+      return stage.take(bytes);
+    };
+    const send = (piece: Piece | null) => {
+      if (piece === null || sink.write(piece)) return;
+      body.pause();
+      // A client that went away aborts the upstream request, which settles this through 'error'.
+      void sink.drain().then((open) => open && body.resume());
+    };
+    const flush = () => {
+      scheduled = false;
+      if (!settled) send(take());
+    };
+    const settle = (failure?: Error) => {
+      if (settled) return;
+      settled = true;
+      body.off('data', onData);
+      let last: Piece | null;
+      try {
+        last = concat(take(), stage.finish(failure));
+      } catch (err) {
+        reject(err);
+        return;
+      }
+      sink.end(last);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      read.push(chunk);
+      if (scheduled) return;
+      scheduled = true;
+      queueMicrotask(flush);
+    };
+    body.on('data', onData);
+    body.once('end', () => settle());
+    body.once('error', (err: Error) => settle(err));
+    body.once('close', () => settle(new Error('the upstream connection closed before the stream ended')));
+    send(stage.start());
+  });
+}
+
+/** Native: the bytes pass as they came; only a `usage` object in them is read, for metering. */
+function nativeStage(usage: Usage): Stage {
+  const scanner = new UsageScanner(usage);
+  return {
+    start: () => null,
+    take(bytes) {
+      scanner.push(bytes);
+      return bytes;
+    },
+    finish(failure) {
+      if (failure) throw failure;
+      return null;
+    },
+  };
+}
+
+/**
+ * Converted frame by frame. An upstream that breaks off mid-stream ends in the client
+ * protocol's failure; a client that went away (the body aborts) just fails the delivery.
+ */
+function convertedStage(conv: StreamConverter, usage: Usage): Stage {
   const parser = new SseParser();
-  let failure: string | undefined;
-  try {
-    for await (const chunk of body) {
-      let out = '';
-      for (const frame of parser.push(chunk as Buffer)) out += conv.push(frame.data);
-      if (out) yield out;
-    }
-  } catch (err) {
-    if ((err as Error).name === 'AbortError') throw err;
-    failure = `The upstream stream broke off: ${(err as Error).message}`;
-  } finally {
-    // Also when the client went away: what was used so far is still metered.
-    Object.assign(usage, conv.usage);
-  }
-  yield conv.end(failure);
+  return {
+    start: () => conv.start(),
+    take(bytes) {
+      let text = '';
+      for (const frame of parser.push(bytes)) text += conv.push(frame.data);
+      return text || null;
+    },
+    finish(failure) {
+      // Also when the client went away: what was used so far is still metered.
+      Object.assign(usage, conv.usage);
+      if (failure?.name === 'AbortError') throw failure;
+      return conv.end(failure && `The upstream stream broke off: ${failure.message}`);
+    },
+  };
 }

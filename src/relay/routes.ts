@@ -69,10 +69,9 @@ function callHandler(protocol: Protocol): Route['handler'] {
 }
 
 /**
- * Sends the call to the client. A stream is forwarded chunk by chunk the moment each
- * arrives; `write` resolves only when the socket has drained, so while a slow client
- * catches up the next upstream read does not happen and the upstream socket fills and
- * pauses instead of this process's memory.
+ * Sends the call to the client. A stream is forwarded read by read the moment each arrives
+ * (see `forward` in call.ts); while a slow client catches up the upstream is not read, so its
+ * socket fills and pauses instead of this process's memory.
  */
 async function deliver(ctx: RequestContext, call: ModelCall, firstByte: () => void): Promise<void> {
   const headers = { ...ctx.responseHeaders, 'content-type': call.contentType, 'x-request-id': ctx.id };
@@ -81,12 +80,19 @@ async function deliver(ctx: RequestContext, call: ModelCall, firstByte: () => vo
     ctx.reply.send(call.status, headers, call.body);
     return;
   }
-  ctx.reply.beginStream(call.status, { ...headers, 'cache-control': 'no-cache' });
-  for await (const chunk of call.chunks) {
-    firstByte();
-    if (!(await ctx.reply.write(chunk))) return;
-  }
-  ctx.reply.end();
+  const { reply } = ctx;
+  reply.beginStream(call.status, { ...headers, 'cache-control': 'no-cache' });
+  await call.pipe({
+    write(piece) {
+      firstByte();
+      return reply.push(piece);
+    },
+    drain: () => reply.drain(),
+    end(last) {
+      if (last !== null) firstByte();
+      reply.end(last ?? undefined);
+    },
+  });
 }
 
 function listEntry(m: Model) {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { SseParser, sseFrame } from '../../src/relay/sse.ts';
+import { UsageScanner } from '../../src/relay/usage-scan.ts';
+import { noUsage } from '../../src/relay/usage.ts';
 
 test('frames survive any split, any line ending and multi-byte characters', () => {
   const text = 'event: a\r\ndata: {"x":"é"}\r\n\r\n: ping\n\ndata: [DONE]\r\rdata: l1\ndata: l2\n\n';
@@ -21,4 +23,24 @@ test('a frame written by sseFrame reads back as the same value', () => {
   const [frame] = new SseParser().push(sseFrame('response.output_text.delta', value));
   assert.equal(frame!.event, 'response.output_text.delta');
   assert.deepEqual(JSON.parse(frame!.data), value);
+});
+
+test('the usage scanner finds a stream\'s usage object across any read boundaries, and nothing else', () => {
+  const stream = 'data: {"choices":[{"delta":{"content":"say \\"usage\\": {1} usage"}}],"type":"usage","usage":null}\n\n'
+    + 'data: {"choices":[],"usage" : {"prompt_tokens":3,"completion_tokens":13,"prompt_tokens_details":{"cached_tokens":2},'
+    + '"completion_tokens_details":{"reasoning_tokens":8},"note":"a}b\\"c{"}}\n\ndata: [DONE]\n\n';
+  const bytes = Buffer.from(stream);
+  const expected = { input_tokens: 3, output_tokens: 13, cached_tokens: 2, reasoning_tokens: 8 };
+  for (let a = 0; a <= bytes.length; a++) {
+    for (const b of [a, a + 1, a + 5, bytes.length]) {
+      if (b > bytes.length) continue;
+      const usage = noUsage();
+      const scanner = new UsageScanner(usage);
+      for (const part of [bytes.subarray(0, a), bytes.subarray(a, b), bytes.subarray(b)]) scanner.push(part);
+      assert.deepEqual(usage, expected, `reads cut at ${a} and ${b}`);
+    }
+  }
+  const none = noUsage();
+  new UsageScanner(none).push(Buffer.from(stream.slice(0, stream.indexOf('\n\n'))));
+  assert.deepEqual(none, noUsage());
 });
