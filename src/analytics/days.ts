@@ -49,7 +49,9 @@ export interface Freshness {
 }
 
 export interface DayData {
-  /** Per local day of the window (same order as `window.days`). */
+  /** The whole window's figures, summaries folded in. */
+  totals: Figures;
+  /** Per local day of the window (same order as `window.days`): the metrics asked for. */
   days: Figures[];
   /** Days on which at least one summary stood in for missing raw records. */
   summaryDays: Set<number>;
@@ -60,21 +62,32 @@ export interface DayData {
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
 /**
- * The additive figures of each local day of the window, with summaries folded in where a day
- * has no raw records of their metric, the coverage of every record family, and freshness.
+ * What coverage and the summary fold read per local day: whether a day has records of each
+ * family, and raw records of each metric a summary can stand in for.
  */
-export async function loadDays(db: Queryable, siteId: string, w: Window): Promise<DayData> {
-  const totals = await series(db, siteId, rangeArrays([{ from: w.from, to: w.to, group: 0 }]));
-  const days = w.days.every((d) => d.from % HOUR === 0) && w.to % HOUR === 0 ? await daysFromHours(db, siteId, w) : await daysFromRanges(db, siteId, w);
+export const PRESENCE_METRICS: readonly string[] = [...new Set([...RESOURCES.map((r) => `records:${r}`), ...Object.values(SUMMARY_FOLD).map((f) => f.presence)])];
+
+/**
+ * The additive figures of the window and of each of its local days, with summaries folded in
+ * where a day has no raw records of their metric, the coverage of every record family, and
+ * freshness. Days hold PRESENCE_METRICS and `dayMetrics`: most views need the window's totals
+ * only, and reading every metric of every day would cost them more than all else.
+ */
+export async function loadDays(db: Queryable, siteId: string, w: Window, dayMetrics: readonly string[] = []): Promise<DayData> {
+  const window = await series(db, siteId, rangeArrays([{ from: w.from, to: w.to, group: 0 }]), null);
+  const read = [...new Set([...PRESENCE_METRICS, ...dayMetrics])];
+  const days = w.days.every((d) => d.from % HOUR === 0) && w.to % HOUR === 0 ? await daysFromHours(db, siteId, w, read) : await daysFromRanges(db, siteId, w, read);
   const sums = await summaries(db, siteId, w.from, w.to);
   const fresh = await loadFreshness(db, siteId);
 
+  const totals = new Figures();
   const families = new Map<string, { records: number; first: Date | null; last: Date | null }>();
-  for (const r of totals) {
+  for (const r of window) {
+    totals.add(r.metric, r.dim, r.currency, r.value);
     if (r.metric.startsWith('records:')) families.set(r.metric.slice('records:'.length), { records: r.value, first: r.first_at, last: r.last_at });
   }
 
-  const { used, summaryDays, perMetric } = foldSummaries(w, days, sums);
+  const { used, summaryDays, perMetric } = foldSummaries(w, days, totals, sums);
   const metrics = Object.fromEntries(
     (Object.keys(SUMMARY_FOLD) as SummaryMetric[]).map((m) => {
       const raw = days.filter((d) => d.count(SUMMARY_FOLD[m].presence) > 0).length;
@@ -85,6 +98,7 @@ export async function loadDays(db: Queryable, siteId: string, w: Window): Promis
   ) as Record<SummaryMetric, MetricSource>;
 
   return {
+    totals,
     days,
     summaryDays,
     coverage: {
@@ -112,10 +126,10 @@ export async function loadDays(db: Queryable, siteId: string, w: Window): Promis
  * Local days of a zone whose days start on whole hours, from one row per UTC day and metric:
  * each hourly value goes to the local day containing that hour.
  */
-async function daysFromHours(db: Queryable, siteId: string, w: Window): Promise<Figures[]> {
+async function daysFromHours(db: Queryable, siteId: string, w: Window, metrics: readonly string[]): Promise<Figures[]> {
   const days = w.days.map(() => new Figures());
   const starts = w.days.map((d) => d.from);
-  for (const [bucket, metric, dim, currency, hours] of await dayHours(db, siteId, Math.floor(w.from / DAY) * DAY, Math.ceil(w.to / DAY) * DAY)) {
+  for (const [bucket, metric, dim, currency, hours] of await dayHours(db, siteId, Math.floor(w.from / DAY) * DAY, Math.ceil(w.to / DAY) * DAY, metrics)) {
     hours.forEach((value, i) => {
       const t = bucket + i * HOUR;
       if (value === 0 || t < w.from || t >= w.to) return;
@@ -126,9 +140,9 @@ async function daysFromHours(db: Queryable, siteId: string, w: Window): Promise<
 }
 
 /** Local days of any zone, each read as its own ranges of buckets (quarter hours at the ends). */
-async function daysFromRanges(db: Queryable, siteId: string, w: Window): Promise<Figures[]> {
+async function daysFromRanges(db: Queryable, siteId: string, w: Window, metrics: readonly string[]): Promise<Figures[]> {
   const days = w.days.map(() => new Figures());
-  for (const r of await series(db, siteId, rangeArrays(w.days.map((d, i) => ({ from: d.from, to: d.to, group: i }))))) {
+  for (const r of await series(db, siteId, rangeArrays(w.days.map((d, i) => ({ from: d.from, to: d.to, group: i }))), metrics)) {
     days[r.grp]!.add(r.metric, r.dim, r.currency, r.value);
   }
   return days;
@@ -147,11 +161,11 @@ function lastAtOrBefore(sorted: readonly number[], t: number): number {
 }
 
 /**
- * Adds each summary to the day holding its whole period, when that day has no raw records of
- * the summary's metric. Summaries spanning several days, or whose unit does not fit the metric
- * (money without a currency, a count with one), are not used.
+ * Adds each summary to the day holding its whole period, and to the window's totals, when that
+ * day has no raw records of the summary's metric. Summaries spanning several days, or whose
+ * unit does not fit the metric (money without a currency, a count with one), are not used.
  */
-function foldSummaries(w: Window, days: Figures[], sums: readonly SummaryRow[]) {
+function foldSummaries(w: Window, days: Figures[], totals: Figures, sums: readonly SummaryRow[]) {
   const perMetric = Object.fromEntries(Object.keys(SUMMARY_FOLD).map((m) => [m, new Set<number>()])) as Record<SummaryMetric, Set<number>>;
   const summaryDays = new Set<number>();
   let used = 0;
@@ -163,6 +177,7 @@ function foldSummaries(w: Window, days: Figures[], sums: readonly SummaryRow[]) 
     const i = w.days.findIndex((d) => d.from <= start && end <= d.to);
     if (i < 0 || days[i]!.count(fold.presence) > 0) continue;
     days[i]!.add(s.metric, '', s.currency ?? '', s.value);
+    totals.add(s.metric, '', s.currency ?? '', s.value);
     perMetric[s.metric as SummaryMetric].add(i);
     summaryDays.add(i);
     used++;

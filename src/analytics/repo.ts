@@ -78,16 +78,17 @@ export interface SeriesRow {
   last_at: Date | null;
 }
 
-export function series(db: Queryable, siteId: string, r: RangeArrays): Promise<SeriesRow[]> {
-  return db.any(q.series, { siteId, ...r });
+/** `metrics`: only these metrics; null: all. */
+export function series(db: Queryable, siteId: string, r: RangeArrays, metrics: readonly string[] | null): Promise<SeriesRow[]> {
+  return db.any(q.series, { siteId, ...r, metrics });
 }
 
 /** [UTC day start (epoch ms), metric, dim, currency, 24 hourly values] */
 export type DayHours = [number, string, string, string, number[]];
 
-/** Site totals of whole UTC days with their hourly values; `from`, `to` are UTC midnights. */
-export async function dayHours(db: Queryable, siteId: string, from: number, to: number): Promise<DayHours[]> {
-  const { rows } = await db.one<{ rows: string }>(q.dayHours, { siteId, from: iso(from), to: iso(to) });
+/** Site totals of these metrics on whole UTC days with their hourly values; `from`, `to` are UTC midnights. */
+export async function dayHours(db: Queryable, siteId: string, from: number, to: number, metrics: readonly string[]): Promise<DayHours[]> {
+  const { rows } = await db.one<{ rows: string }>(q.dayHours, { siteId, from: iso(from), to: iso(to), metrics });
   if (!rows) return [];
   return rows.split('\n').map((line) => {
     const [bucket, metric, dim, currency, hours] = line.split('|') as [string, string, string, string, string];

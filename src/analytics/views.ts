@@ -23,10 +23,10 @@ interface ViewResult<D> {
  * Runs a view's reads in one read-only transaction: one snapshot, so data, coverage and
  * freshness agree with each other, under sql/analytics/tx-settings.sql.
  */
-function answer<D>(db: Db, siteId: string, w: Window, compute: (t: Queryable, days: DayData) => Promise<ViewResult<D>>): Promise<ViewAnswer<D>> {
+function answer<D>(db: Db, siteId: string, w: Window, compute: (t: Queryable, days: DayData) => Promise<ViewResult<D>>, dayMetrics: readonly string[] = []): Promise<ViewAnswer<D>> {
   return db.tx({ mode: READ_SNAPSHOT }, async (t) => {
     await applyTxSettings(t);
-    const days = await loadDays(t, siteId, w);
+    const days = await loadDays(t, siteId, w, dayMetrics);
     const { data, money } = await compute(t, days);
     return { data, coverage: days.coverage, currencies: currenciesOf(money), freshness: days.freshness };
   });
@@ -53,8 +53,7 @@ function uptime(t: Figures) {
 }
 
 export function overview(db: Db, siteId: string, w: Window, now: number) {
-  return answer(db, siteId, w, async (tx, { days }) => {
-    const t = total(days);
+  return answer(db, siteId, w, async (tx, { totals: t }) => {
     const users = await distinctUsers(tx, siteId, ['visitors', 'active'], whole(w));
     const subs = await subscriptionState(tx, siteId, w, now);
     const usersOf = (kind: string) => users.find((u) => u.kind === kind)?.users ?? 0;
@@ -108,12 +107,14 @@ export function timeseries(db: Db, siteId: string, w: Window, interval: Interval
       };
     });
     return { data: { interval, buckets }, money };
-  });
+  }, TIMESERIES_METRICS);
 }
 
+/** What timeseries reads per day, besides what every view does (PRESENCE_METRICS). */
+const TIMESERIES_METRICS = ['visits', 'registrations', 'activations', 'paid_orders', 'receipts', 'refunds', 'costs'];
+
 export function finance(db: Db, siteId: string, w: Window, now: number) {
-  return answer(db, siteId, w, async (tx, { days }) => {
-    const t = total(days);
+  return answer(db, siteId, w, async (tx, { totals: t }) => {
     const subs = await subscriptionState(tx, siteId, w, now);
     const receipts = t.money('receipts');
     const refunds = t.money('refunds');

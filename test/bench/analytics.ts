@@ -15,9 +15,14 @@
  *    BENCH_RAW_RUNS times (default 3). The distinct-user figures of both are compared.
  * 4. Drops the database (kept, and its name printed, with BENCH_KEEP_DB=1).
  *
+ * BENCH_REUSE_DB=<name> skips 1 and 2 and measures a database kept by an earlier run, after
+ * migrating it and folding in the large site's pending changes: the
+ * load takes many minutes, so a change to the views can be measured against the same rows
+ * back to back. The database is kept.
+ *
  * Environment: BENCH_EVENTS, BENCH_SMALL_SITES, BENCH_SMALL_EVENTS, BENCH_REQUESTS,
- * BENCH_RAW_RUNS, BENCH_KEEP_DB, BENCH_DATABASE_URL (postgres://postgres@127.0.0.1:5432/postgres),
- * BENCH_REDIS_URL (redis://127.0.0.1:6379).
+ * BENCH_RAW_RUNS, BENCH_KEEP_DB, BENCH_REUSE_DB, BENCH_DATABASE_URL
+ * (postgres://postgres@127.0.0.1:5432/postgres), BENCH_REDIS_URL (redis://127.0.0.1:6379).
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -39,6 +44,7 @@ const SMALL_SITES = num('BENCH_SMALL_SITES', 100);
 const SMALL_EVENTS = num('BENCH_SMALL_EVENTS', 5_000);
 const REQUESTS = num('BENCH_REQUESTS', 40);
 const RAW_RUNS = num('BENCH_RAW_RUNS', 3);
+const REUSE_DB = process.env.BENCH_REUSE_DB || null;
 
 const TZ = 'Asia/Shanghai';
 /** Data covers the 100 days before this instant; the views read the last 90 of them. */
@@ -172,36 +178,54 @@ async function load(db: Db, site: string, events: number, salt: number): Promise
   await db.none(LOAD_SQL.money, { ...base, orders: Math.floor(events / 30), step: base.step });
 }
 
+/**
+ * The large site and its owner in a database kept by an earlier run, with the large site's
+ * pending changes folded in (what is measured; other sites' are left to the rollup jobs).
+ */
+async function reuse(db: Db): Promise<{ account: { id: string }; big: { id: string } }> {
+  const big = await db.one<{ id: string; account_id: string }>(`SELECT id, account_id FROM sites WHERE name = 'Large site'`);
+  const t0 = performance.now();
+  const folded = await rollupSite(db, big.id);
+  if (folded.dirty) await db.none('VACUUM ANALYZE analytics_counts, analytics_sets');
+  log(`reusing the loaded database; folded in ${folded.dirty} pending hours of the large site in ${ms(t0)} ms`);
+  return { account: { id: big.account_id }, big };
+}
+
+async function loadAndRollup(db: Db, tag: string): Promise<{ account: { id: string }; big: { id: string } }> {
+  const account = await insertAccount(db, { email: `${tag}@bench.example`, name: 'Bench', passwordHash: null, admin: false });
+  const newSite = (name: string) => insertSite(db, account.id, { name, websiteUrl: 'https://bench.example', description: 'benchmark', category: 'writing', publicMetrics: false });
+  const big = await newSite('Large site');
+  const small = [];
+  for (let i = 0; i < SMALL_SITES; i++) small.push(await newSite(`Small site ${i}`));
+
+  let t0 = performance.now();
+  await load(db, big.id, EVENTS, 0);
+  for (const [i, s] of small.entries()) await load(db, s.id, SMALL_EVENTS, i + 1);
+  await db.none('ANALYZE');
+  log(`loaded ${EVENTS.toLocaleString('en')} events for the large site and ${SMALL_SITES} × ${SMALL_EVENTS.toLocaleString('en')} for small sites in ${ms(t0)} ms`);
+
+  t0 = performance.now();
+  const bigRollup = await rollupSite(db, big.id);
+  const bigMs = ms(t0);
+  t0 = performance.now();
+  for (const s of small) await rollupSite(db, s.id);
+  // What autovacuum does shortly after a rollup: statistics, and the visibility map that
+  // lets window reads be index-only scans.
+  await db.none('VACUUM ANALYZE analytics_counts, analytics_sets');
+  log(`rollups: large site ${bigRollup.recomputed} hours in ${bigMs} ms; ${SMALL_SITES} small sites in ${ms(t0)} ms`);
+  return { account, big };
+}
+
 async function main(): Promise<void> {
   const tag = `bench_analytics_${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
   const url = new URL(PG_BASE);
-  url.pathname = `/radar_${tag}`;
+  url.pathname = `/${REUSE_DB ?? `radar_${tag}`}`;
   const config = parseConfig({ DATABASE_URL: url.toString(), REDIS_URL, PORT: '0', QUEUE_PREFIX: tag, LOG_LEVEL: 'warn', DATABASE_POOL_SIZE: '20' });
   await migrate(config.DATABASE_URL);
   const db = createDb({ url: config.DATABASE_URL, poolSize: 4, applicationName: 'radar-bench' });
   let door: Awaited<ReturnType<typeof startFrontDoor>> | null = null;
   try {
-    const account = await insertAccount(db, { email: `${tag}@bench.example`, name: 'Bench', passwordHash: null, admin: false });
-    const newSite = (name: string) => insertSite(db, account.id, { name, websiteUrl: 'https://bench.example', description: 'benchmark', category: 'writing', publicMetrics: false });
-    const big = await newSite('Large site');
-    const small = [];
-    for (let i = 0; i < SMALL_SITES; i++) small.push(await newSite(`Small site ${i}`));
-
-    let t0 = performance.now();
-    await load(db, big.id, EVENTS, 0);
-    for (const [i, s] of small.entries()) await load(db, s.id, SMALL_EVENTS, i + 1);
-    await db.none('ANALYZE');
-    log(`loaded ${EVENTS.toLocaleString('en')} events for the large site and ${SMALL_SITES} × ${SMALL_EVENTS.toLocaleString('en')} for small sites in ${ms(t0)} ms`);
-
-    t0 = performance.now();
-    const bigRollup = await rollupSite(db, big.id);
-    const bigMs = ms(t0);
-    t0 = performance.now();
-    for (const s of small) await rollupSite(db, s.id);
-    // What autovacuum does shortly after a rollup: statistics, and the visibility map that
-    // lets window reads be index-only scans.
-    await db.none('VACUUM ANALYZE analytics_counts, analytics_sets');
-    log(`rollups: large site ${bigRollup.recomputed} hours in ${bigMs} ms; ${SMALL_SITES} small sites in ${ms(t0)} ms`);
+    const { account, big } = REUSE_DB ? await reuse(db) : await loadAndRollup(db, tag);
     const sizes = await db.one<{ counts: string; sets: string }>(`SELECT pg_size_pretty(pg_total_relation_size('analytics_counts')) AS counts, pg_size_pretty(pg_total_relation_size('analytics_sets')) AS sets`);
     log(`rollup storage: analytics_counts ${sizes.counts}, analytics_sets ${sizes.sets}`);
 
@@ -265,7 +289,7 @@ async function main(): Promise<void> {
     await door?.close();
     await db.$pool.end();
     const admin = createDb({ url: PG_BASE, poolSize: 1, applicationName: 'radar-bench-cleanup' });
-    if (process.env.BENCH_KEEP_DB === '1') log(`kept database ${url.pathname.slice(1)}`);
+    if (REUSE_DB || process.env.BENCH_KEEP_DB === '1') log(`kept database ${url.pathname.slice(1)}`);
     else await admin.none('DROP DATABASE IF EXISTS $1:name WITH (FORCE)', [url.pathname.slice(1)]);
     await admin.$pool.end();
     const redis = new Redis(REDIS_URL);
