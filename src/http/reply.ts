@@ -112,11 +112,6 @@ export class Reply {
     return this.open;
   }
 
-  /** Writes one chunk and resolves when the socket can take more; false when the client has gone. */
-  async write(chunk: Chunk): Promise<boolean> {
-    return this.push(chunk) || this.drain();
-  }
-
   /** Ends a streamed answer, after a last chunk when given (in the same socket write). */
   end(last?: Chunk): void {
     if (!this.open) return;
