@@ -1,6 +1,7 @@
 -- Takes ${siteId}, ${hours} (timestamptz[], UTC hours whose quarter hours were recomputed).
 -- Rebuilds the coarser buckets containing them, each from the next finer grain: the hours
--- from quarter hours, their UTC days from hours, their UTC months from days. Sums for
+-- from quarter hours, their 4-hour buckets and their UTC days from hours (days carry the hourly
+-- values), their UTC months from days. Sums for
 -- analytics_counts, unions (bit_or) for analytics_sets. Delete and insert: idempotent.
 -- LATERAL ... OFFSET 0: one primary-key range scan per bucket (see rollup-counts.sql).
 DELETE FROM analytics_counts c USING unnest(${hours}::timestamptz[]) AS h(hour)
@@ -10,6 +11,14 @@ SELECT ${siteId}, 'h', c.per_source, h.hour, c.metric, c.channel, c.campaign_id,
 FROM unnest(${hours}::timestamptz[]) AS h(hour)
 CROSS JOIN LATERAL (SELECT * FROM analytics_counts x WHERE x.site_id = ${siteId} AND x.grain = 'q' AND x.per_source IN (false, true) AND x.bucket >= h.hour AND x.bucket < h.hour + interval '1 hour' OFFSET 0) c
 GROUP BY h.hour, c.per_source, c.metric, c.channel, c.campaign_id, c.dim, c.currency;
+
+DELETE FROM analytics_counts c USING (SELECT DISTINCT date_bin('4 hours', hour, timestamptz '2000-01-01 00:00Z') AS b FROM unnest(${hours}::timestamptz[]) AS hour) f
+WHERE c.site_id = ${siteId} AND c.grain = 'h4' AND c.per_source IN (false, true) AND c.bucket = f.b;
+INSERT INTO analytics_counts (site_id, grain, per_source, bucket, metric, channel, campaign_id, dim, currency, value, first_at, last_at)
+SELECT ${siteId}, 'h4', c.per_source, f.b, c.metric, c.channel, c.campaign_id, c.dim, c.currency, sum(c.value), min(c.first_at), max(c.last_at)
+FROM (SELECT DISTINCT date_bin('4 hours', hour, timestamptz '2000-01-01 00:00Z') AS b FROM unnest(${hours}::timestamptz[]) AS hour) f
+CROSS JOIN LATERAL (SELECT * FROM analytics_counts x WHERE x.site_id = ${siteId} AND x.grain = 'h' AND x.per_source IN (false, true) AND x.bucket >= f.b AND x.bucket < f.b + interval '4 hours' OFFSET 0) c
+GROUP BY f.b, c.per_source, c.metric, c.channel, c.campaign_id, c.dim, c.currency;
 
 DELETE FROM analytics_counts c USING (SELECT DISTINCT date_trunc('day', hour, 'UTC') AS day FROM unnest(${hours}::timestamptz[]) AS hour) d
 WHERE c.site_id = ${siteId} AND c.grain = 'd' AND c.per_source IN (false, true) AND c.bucket = d.day;
@@ -39,6 +48,14 @@ SELECT ${siteId}, 'h', s.kind, h.hour, s.chunk, bit_or(s.bits)
 FROM unnest(${hours}::timestamptz[]) AS h(hour)
 CROSS JOIN LATERAL (SELECT * FROM analytics_sets x WHERE x.site_id = ${siteId} AND x.grain = 'q' AND x.bucket >= h.hour AND x.bucket < h.hour + interval '1 hour' OFFSET 0) s
 GROUP BY h.hour, s.kind, s.chunk;
+
+DELETE FROM analytics_sets s USING (SELECT DISTINCT date_bin('4 hours', hour, timestamptz '2000-01-01 00:00Z') AS b FROM unnest(${hours}::timestamptz[]) AS hour) f
+WHERE s.site_id = ${siteId} AND s.grain = 'h4' AND s.bucket = f.b;
+INSERT INTO analytics_sets (site_id, grain, kind, bucket, chunk, bits)
+SELECT ${siteId}, 'h4', s.kind, f.b, s.chunk, bit_or(s.bits)
+FROM (SELECT DISTINCT date_bin('4 hours', hour, timestamptz '2000-01-01 00:00Z') AS b FROM unnest(${hours}::timestamptz[]) AS hour) f
+CROSS JOIN LATERAL (SELECT * FROM analytics_sets x WHERE x.site_id = ${siteId} AND x.grain = 'h' AND x.bucket >= f.b AND x.bucket < f.b + interval '4 hours' OFFSET 0) s
+GROUP BY f.b, s.kind, s.chunk;
 
 DELETE FROM analytics_sets s USING (SELECT DISTINCT date_trunc('day', hour, 'UTC') AS day FROM unnest(${hours}::timestamptz[]) AS hour) d
 WHERE s.site_id = ${siteId} AND s.grain = 'd' AND s.bucket = d.day;

@@ -1,7 +1,12 @@
 import { DAY, HOUR, QUARTER } from './calendar.ts';
 
-/** Rollup grains (sql/migrations/0004_analytics.sql): quarter hour, hour, UTC day, UTC month. */
-export type Grain = 'q' | 'h' | 'd' | 'm';
+/**
+ * Rollup grains (sql/migrations/0004_analytics.sql, 0007_analytics_four_hour_grain.sql):
+ * quarter hour, hour, four UTC hours (from midnight), UTC day, UTC month.
+ */
+export type Grain = 'q' | 'h' | 'h4' | 'd' | 'm';
+
+const FOUR_HOURS = 4 * HOUR;
 
 /** Buckets of one grain whose starts lie in [lo, hi) (epoch ms). */
 export interface BucketRange {
@@ -17,7 +22,7 @@ function nextUtcMonth(t: number): number {
 
 /**
  * The fewest whole buckets that tile [from, to) exactly: months where a whole UTC month fits,
- * days where a whole UTC day fits, hours, and quarter hours at the ragged ends. Runs of one
+ * days where a whole UTC day fits, then four hours, hours, and quarter hours at the ragged ends. Runs of one
  * grain come back as one range. Both ends must be on a quarter hour.
  */
 export function cover(from: number, to: number): BucketRange[] {
@@ -29,6 +34,7 @@ export function cover(from: number, to: number): BucketRange[] {
     const month = nextUtcMonth(t);
     if (t === Date.UTC(new Date(t).getUTCFullYear(), new Date(t).getUTCMonth(), 1) && month <= to) [grain, next] = ['m', month];
     else if (t % DAY === 0 && t + DAY <= to) [grain, next] = ['d', t + DAY];
+    else if (t % FOUR_HOURS === 0 && t + FOUR_HOURS <= to) [grain, next] = ['h4', t + FOUR_HOURS];
     else if (t % HOUR === 0 && t + HOUR <= to) [grain, next] = ['h', t + HOUR];
     else [grain, next] = ['q', t + QUARTER];
     const last = out.at(-1);

@@ -28,11 +28,15 @@ test('day numbers, dates and weekdays', () => {
 test('cover tiles a window exactly with the coarsest buckets that fit', () => {
   const tiles = cover(at('2026-08-22T16:00:00Z'), at('2026-11-20T16:00:00Z'));
   assert.deepEqual(tiles.map((c) => [c.grain, new Date(c.lo).toISOString(), new Date(c.hi).toISOString()]), [
-    ['h', '2026-08-22T16:00:00.000Z', '2026-08-23T00:00:00.000Z'],
+    ['h4', '2026-08-22T16:00:00.000Z', '2026-08-23T00:00:00.000Z'],
     ['d', '2026-08-23T00:00:00.000Z', '2026-09-01T00:00:00.000Z'],
     ['m', '2026-09-01T00:00:00.000Z', '2026-11-01T00:00:00.000Z'],
     ['d', '2026-11-01T00:00:00.000Z', '2026-11-20T00:00:00.000Z'],
-    ['h', '2026-11-20T00:00:00.000Z', '2026-11-20T16:00:00.000Z'],
+    ['h4', '2026-11-20T00:00:00.000Z', '2026-11-20T16:00:00.000Z'],
+  ]);
+  // Kathmandu (+05:45): quarter hours to the hour, hours to a 4-hour edge, then 4-hour buckets.
+  assert.deepEqual(cover(at('2026-11-01T18:15:00Z'), at('2026-11-02T18:15:00Z')).map((c) => [c.grain, new Date(c.lo).toISOString().slice(11, 16), new Date(c.hi).toISOString().slice(11, 16)]), [
+    ['q', '18:15', '19:00'], ['h', '19:00', '20:00'], ['h4', '20:00', '16:00'], ['h', '16:00', '18:00'], ['q', '18:00', '18:15'],
   ]);
   assert.deepEqual(cover(at('2026-11-01T18:15:00Z'), at('2026-11-01T20:45:00Z')).map((c) => c.grain), ['q', 'h', 'q']);
   assert.throws(() => cover(at('2026-11-01T18:10:00Z'), at('2026-11-01T20:00:00Z')), RangeError);
