@@ -130,11 +130,21 @@ async function daysFromHours(db: Queryable, siteId: string, w: Window, metrics: 
   const days = w.days.map(() => new Figures());
   const starts = w.days.map((d) => d.from);
   for (const [bucket, metric, dim, currency, hours] of await dayHours(db, siteId, Math.floor(w.from / DAY) * DAY, Math.ceil(w.to / DAY) * DAY, metrics)) {
+    // A UTC day meets at most a few local days: add each one's share once, not hour by hour.
+    let day = -1;
+    let sum = 0;
     hours.forEach((value, i) => {
       const t = bucket + i * HOUR;
       if (value === 0 || t < w.from || t >= w.to) return;
-      days[lastAtOrBefore(starts, t)]!.add(metric, dim, currency, value);
+      const d = lastAtOrBefore(starts, t);
+      if (d !== day) {
+        if (sum !== 0) days[day]!.add(metric, dim, currency, sum);
+        day = d;
+        sum = 0;
+      }
+      sum += value;
     });
+    if (sum !== 0) days[day]!.add(metric, dim, currency, sum);
   }
   return days;
 }
