@@ -2,7 +2,7 @@ import type { Db } from '../db/connection.ts';
 import type { FieldError } from '../errors/http-error.ts';
 import { sha256 } from './canonical.ts';
 import type { BatchKey, BatchProblem } from './receipt.ts';
-import { finishBatch, insertRecords, lockBatch, lockBatchStatus, relaxCommit, storedMoney, storedRevisions, upsertRecords } from './repo.ts';
+import { applyFreshBatch, batchPayload, findBatch, finishBatch, lockBatch, relaxCommit, storedMoney, storedRevisions, upsertRecords } from './repo.ts';
 import { recordId, type IngestRecord } from './schemas.ts';
 import { hasReferences, REFERENCES, referenceErrors } from './semantic.ts';
 import { RECORD_TABLES } from './tables.ts';
@@ -44,7 +44,7 @@ export async function applyBatch(db: Db, key: BatchKey): Promise<ApplyOutcome> {
   let attempt = 1;
   for (;;) {
     try {
-      return await db.tx('ingest-apply', (t) => (fresh ? applyFresh(t, key) : applyGuarded(t, key)));
+      return await (fresh ? applyFresh(db, key) : db.tx('ingest-apply', (t) => applyGuarded(t, key)));
     } catch (err) {
       const code = (err as { code?: string }).code ?? '';
       if (fresh && (err instanceof NotFresh || code === UNIQUE_VIOLATION)) {
@@ -69,27 +69,24 @@ function recordDigest(r: IngestRecord): Buffer {
 }
 
 /**
- * Applies a batch none of whose records is stored: one INSERT straight from the stored
- * payload, which never travels to the worker (unless stored orders or payments must be
- * checked). A stored record fails the INSERT with unique_violation.
+ * Applies a batch none of whose records is stored: one statement that inserts them straight
+ * from the stored payload, which never travels to the worker unless payments or refunds must
+ * be checked against stored orders and payments first. A stored record fails it with
+ * unique_violation, and nothing of it stays.
  */
-async function applyFresh(t: Tx, key: BatchKey): Promise<ApplyOutcome> {
-  await relaxCommit(t);
+async function applyFresh(db: Db, key: BatchKey): Promise<ApplyOutcome> {
   if (hasReferences(key.resource)) {
-    const batch = await lockBatch(t, key);
-    if (!batch) return { status: 'skipped', reason: 'missing' };
-    if (batch.status !== 'queued') return { status: 'skipped', reason: batch.status };
-    const records = JSON.parse(batch.payload!) as IngestRecord[];
+    const payload = await batchPayload(db, key);
+    const records = payload ? (JSON.parse(payload) as IngestRecord[]) : [];
     // A rejection must name revision conflicts before these (README), which only the guarded path reads.
-    if (await moneyProblem(t, key, records.map((record, index) => ({ index, record })))) throw new NotFresh('stored-data violations');
-  } else {
-    const batch = await lockBatchStatus(t, key);
-    if (!batch) return { status: 'skipped', reason: 'missing' };
-    if (batch.status !== 'queued') return { status: 'skipped', reason: batch.status };
+    if (await moneyProblem(db, key, records.map((record, index) => ({ index, record })))) throw new NotFresh('stored-data violations');
   }
-  const applied = await insertRecords(t, RECORD_TABLES[key.resource], key);
-  await finishBatch(t, key, { status: 'completed', applied, unchanged: 0, problem: null });
-  return { status: 'completed', applied, unchanged: 0 };
+  const applied = await applyFreshBatch(db, RECORD_TABLES[key.resource], key);
+  if (applied !== null) return { status: 'completed', applied, unchanged: 0 };
+  const batch = await findBatch(db, key);
+  if (!batch) return { status: 'skipped', reason: 'missing' };
+  if (batch.status === 'queued') throw new NotFresh('queued, yet not applied');
+  return { status: 'skipped', reason: batch.status };
 }
 
 /** Applies a batch by the revision rules of CONTRACT §3, whatever is stored. */
@@ -139,7 +136,7 @@ async function applyGuarded(t: Tx, key: BatchKey): Promise<ApplyOutcome> {
 }
 
 /** The 422 of records to apply that disagree with the stored orders or payments they reference. */
-async function moneyProblem(t: Tx, key: BatchKey, items: { index: number; record: IngestRecord }[]): Promise<BatchProblem | null> {
+async function moneyProblem(t: Db | Tx, key: BatchKey, items: { index: number; record: IngestRecord }[]): Promise<BatchProblem | null> {
   if (!hasReferences(key.resource) || !items.length) return null;
   const ref = REFERENCES[key.resource];
   const refIds = [...new Set(items.map((it) => (it.record as Record<string, unknown>)[ref.field] as string))];

@@ -1,5 +1,5 @@
 import type { Resource } from '../auth/scopes.ts';
-import type { Db } from '../db/connection.ts';
+import { pgp, type Db } from '../db/connection.ts';
 import { sqlFile } from '../db/sql-file.ts';
 import type { BatchKey, BatchProblem, BatchRow, BatchStatus } from './receipt.ts';
 import type { RecordTable } from './tables.ts';
@@ -8,12 +8,12 @@ const q = {
   accept: sqlFile('ingest/batch-accept.sql'),
   find: sqlFile('ingest/batch-find.sql'),
   lock: sqlFile('ingest/batch-lock.sql'),
-  lockStatus: sqlFile('ingest/batch-lock-status.sql'),
+  payload: sqlFile('ingest/batch-payload.sql'),
   finish: sqlFile('ingest/batch-finish.sql'),
   stalled: sqlFile('ingest/batches-stalled.sql'),
   storedRevisions: sqlFile('ingest/stored-revisions.sql'),
   storedMoney: sqlFile('ingest/stored-money.sql'),
-  insert: sqlFile('ingest/insert-records.sql'),
+  applyFresh: sqlFile('ingest/apply-fresh.sql'),
   upsert: sqlFile('ingest/upsert-records.sql'),
   relaxedCommit: sqlFile('ingest/apply-relaxed-commit.sql'),
 };
@@ -26,12 +26,14 @@ export function batchChannelKey(key: BatchKey): string {
 }
 
 /** A database or a transaction: the queries below run in either. */
-type Queryable = Pick<Db, 'one' | 'oneOrNone' | 'any' | 'none' | 'result'>;
+type Queryable = Pick<Db, 'one' | 'oneOrNone' | 'any' | 'none'>;
 
 const params = (k: BatchKey) => ({ siteId: k.siteId, resource: k.resource, batchId: k.batchId });
 
 export function acceptBatch(db: Queryable, key: BatchKey, b: { digest: Buffer; received: number; payload: string }): Promise<(BatchRow & { created: boolean }) | null> {
-  return db.oneOrNone(q.accept, { ...params(key), ...b });
+  // Unnamed, not a named prepared statement: PgBouncer in transaction mode (README) would
+  // send a named one's later executions to connections that never prepared it.
+  return db.oneOrNone(new pgp.ParameterizedQuery({ text: q.accept, values: [key.siteId, key.resource, key.batchId, b.digest, b.received, b.payload] }));
 }
 
 export function findBatch(db: Queryable, key: BatchKey): Promise<BatchRow | null> {
@@ -47,8 +49,9 @@ export function lockBatch(db: Queryable, key: BatchKey): Promise<{ status: Batch
   return db.oneOrNone(q.lock, params(key));
 }
 
-export function lockBatchStatus(db: Queryable, key: BatchKey): Promise<{ status: BatchStatus } | null> {
-  return db.oneOrNone(q.lockStatus, params(key));
+/** The records of a queued batch (canonical JSON), read without a lock; null once it is no longer queued. */
+export async function batchPayload(db: Queryable, key: BatchKey): Promise<string | null> {
+  return (await db.oneOrNone<{ payload: string }>(q.payload, params(key)))?.payload ?? null;
 }
 
 export async function finishBatch(db: Queryable, key: BatchKey, outcome: { status: Exclude<BatchStatus, 'queued'>; applied: number; unchanged: number; problem: BatchProblem | null }): Promise<void> {
@@ -74,12 +77,13 @@ export function storedMoney(db: Queryable, t: RecordTable, siteId: string, ids: 
 }
 
 /**
- * Inserts every record of a stored batch; fails with unique_violation (23505) when one is
- * already stored. Returns how many rows were written.
+ * Applies a queued batch none of whose records is stored, in one statement (apply-fresh.sql).
+ * Returns how many records it wrote, or null when the batch is missing or no longer queued;
+ * fails with unique_violation (23505) when one of its records is already stored.
  */
-export async function insertRecords(db: Queryable, t: RecordTable, key: BatchKey): Promise<number> {
-  const r = await db.result(q.insert, { ...params(key), table: t.table, idColumn: t.idColumn, ...t.fromPayload });
-  return r.rowCount;
+export async function applyFreshBatch(db: Queryable, t: RecordTable, key: BatchKey): Promise<number | null> {
+  const row = await db.oneOrNone<{ applied: number }>(q.applyFresh, { ...params(key), table: t.table, idColumn: t.idColumn, ...t.fromPayload });
+  return row?.applied ?? null;
 }
 
 /** Upserts the records at `positions` (0-based) of a stored batch, guarded by revision; returns the ids written. */
