@@ -1,7 +1,7 @@
 -- The fresh path of src/ingest/apply.ts in one statement, and so one transaction and one
 -- round trip: lock the batch if it is still queued, insert every record straight from its
 -- payload, mark it completed (dropping the payload) and tell the waiting front doors (the
--- NOTIFY is delivered at commit, as in batch-finish.sql). Takes ${siteId}, ${resource},
+-- NOTIFY is delivered at commit and says what batch-finish.sql's says). Takes ${siteId}, ${resource},
 -- ${batchId} and the pieces of the record table's description (src/ingest/tables.ts):
 -- ${table}, ${idColumn}, ${columns}, ${select}, ${nested}. Returns `applied`, or no row when
 -- the batch is missing or no longer queued (a concurrent applier that held the lock finished it).
@@ -31,9 +31,9 @@ WITH batch AS (
   SET status = 'completed', applied = b.received, unchanged = 0, payload = NULL, completed_at = now()
   FROM batch b
   WHERE t.site_id = b.site_id AND t.resource = b.resource AND t.batch_id = b.batch_id
-  RETURNING t.site_id, t.resource, t.batch_id, t.applied
+  RETURNING t.site_id, t.resource, t.batch_id, t.status, t.applied, t.unchanged, t.completed_at
 )
 SELECT applied,
        set_config('synchronous_commit', 'off', true) AS relaxed,
-       pg_notify('radar_ingest_batches', site_id || '/' || resource || '/' || batch_id) AS notified
+       pg_notify('radar_ingest_batches', concat_ws(' ', site_id || '/' || resource || '/' || batch_id, status, applied, unchanged, floor(extract(epoch FROM completed_at) * 1000))) AS notified
 FROM finished

@@ -5,16 +5,38 @@ import { BATCH_FINISHED_CHANNEL } from './repo.ts';
 
 const RECONNECT_MS = 1000;
 
+/**
+ * What the notification of a finished batch says besides its key (batch-finish.sql,
+ * apply-fresh.sql): with the row the front door stored, the whole receipt of a completed batch.
+ */
+export interface BatchOutcome {
+  status: 'completed' | 'rejected';
+  applied: number;
+  unchanged: number;
+  completedAt: Date;
+}
+
 /** One request's interest in one batch: resolves `next()` when the batch may have finished. */
 export interface BatchWatch {
-  /** Resolves on a notification for the batch, after `ms`, or when `signal` aborts. */
-  next(ms: number, signal?: AbortSignal): Promise<void>;
+  /**
+   * Resolves on a notification for the batch, after `ms`, or when `signal` aborts; with the
+   * outcome the notification carried, or null when there was none (time out, reconnect).
+   */
+  next(ms: number, signal?: AbortSignal): Promise<BatchOutcome | null>;
   close(): void;
 }
 
 interface Waiter {
   notified: boolean;
+  outcome: BatchOutcome | null;
   wake: (() => void) | null;
+}
+
+/** `<key> <status> <applied> <unchanged> <completed_at in epoch ms>`, or the key alone. */
+function parseNotification(payload: string): { key: string; outcome: BatchOutcome | null } {
+  const [key, status, applied, unchanged, completedMs] = payload.split(' ');
+  if ((status !== 'completed' && status !== 'rejected') || completedMs === undefined) return { key: key!, outcome: null };
+  return { key: key!, outcome: { status, applied: Number(applied), unchanged: Number(unchanged), completedAt: new Date(Number(completedMs)) } };
 }
 
 /**
@@ -37,23 +59,25 @@ export class BatchCompletions {
   /** Registers interest in a batch; call before enqueueing it so no completion is missed. */
   watch(key: string): BatchWatch {
     this.ensureListening();
-    const waiter: Waiter = { notified: false, wake: null };
+    const waiter: Waiter = { notified: false, outcome: null, wake: null };
     let set = this.waiters.get(key);
     if (!set) this.waiters.set(key, (set = new Set()));
     set.add(waiter);
     return {
       next: (ms, signal) => {
-        if (waiter.notified || ms <= 0 || signal?.aborted) {
+        const take = () => {
+          const outcome = waiter.outcome;
           waiter.notified = false;
-          return Promise.resolve();
-        }
-        return new Promise<void>((resolve) => {
+          waiter.outcome = null;
+          return outcome;
+        };
+        if (waiter.notified || ms <= 0 || signal?.aborted) return Promise.resolve(take());
+        return new Promise<BatchOutcome | null>((resolve) => {
           const done = () => {
             clearTimeout(timer);
             signal?.removeEventListener('abort', done);
             waiter.wake = null;
-            waiter.notified = false;
-            resolve();
+            resolve(take());
           };
           const timer = setTimeout(done, ms);
           signal?.addEventListener('abort', done);
@@ -113,7 +137,9 @@ export class BatchCompletions {
       return;
     }
     connection.client.on('notification', (msg) => {
-      if (msg.channel === BATCH_FINISHED_CHANNEL && msg.payload) this.wake(msg.payload);
+      if (msg.channel !== BATCH_FINISHED_CHANNEL || !msg.payload) return;
+      const { key, outcome } = parseNotification(msg.payload);
+      this.wake(key, outcome);
     });
     await connection.none('LISTEN $1:name', [BATCH_FINISHED_CHANNEL]);
     this.connection = connection;
@@ -121,15 +147,16 @@ export class BatchCompletions {
     this.wakeAll();
   }
 
-  private wake(key: string): void {
+  private wake(key: string, outcome: BatchOutcome | null): void {
     for (const w of this.waiters.get(key) ?? []) {
       w.notified = true;
+      w.outcome = outcome;
       w.wake?.();
     }
   }
 
   private wakeAll(): void {
-    for (const key of this.waiters.keys()) this.wake(key);
+    for (const key of this.waiters.keys()) this.wake(key, null);
   }
 }
 

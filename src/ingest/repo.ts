@@ -18,7 +18,10 @@ const q = {
   relaxedCommit: sqlFile('ingest/apply-relaxed-commit.sql'),
 };
 
-/** The channel batch-finish.sql notifies on; the payload is `site/resource/batch_id`. */
+/**
+ * The channel batch-finish.sql and apply-fresh.sql notify on; the payload is
+ * `site/resource/batch_id` and the outcome (src/ingest/completions.ts).
+ */
 export const BATCH_FINISHED_CHANNEL = 'radar_ingest_batches';
 
 export function batchChannelKey(key: BatchKey): string {

@@ -53,7 +53,7 @@ export async function ingestBatch(ctx: RequestContext, app: AppContext, resource
   try {
     await enqueueApply(app, key);
     if (!watch) return accepted(stored, key, replay, true);
-    const row = await waitUntilFinished(app, key, watch, replay, ctx.reply.signal);
+    const row = await waitUntilFinished(app, stored, watch, replay, ctx.reply.signal);
     ctx.log.debug({ batchId: key.batchId, resource, status: row.status }, 'ingest answered');
     return row.status === 'queued' ? accepted(row, key, replay, false) : finalAnswer(row, replay);
   } finally {
@@ -88,14 +88,19 @@ async function enqueueApply(app: AppContext, key: BatchKey): Promise<void> {
   }
 }
 
-/** Waits up to INGEST_SYNC_WAIT_MS for the batch to leave `queued`; returns its latest row. */
-async function waitUntilFinished(app: AppContext, key: BatchKey, watch: BatchWatch, replay: boolean, signal: AbortSignal): Promise<BatchRow> {
+/** Waits up to INGEST_SYNC_WAIT_MS for the queued batch `stored` to finish; returns its latest row. */
+async function waitUntilFinished(app: AppContext, stored: BatchRow, watch: BatchWatch, replay: boolean, signal: AbortSignal): Promise<BatchRow> {
+  const key: BatchKey = { siteId: stored.site_id, resource: stored.resource, batchId: stored.batch_id };
   const deadline = Date.now() + app.config.INGEST_SYNC_WAIT_MS;
   // A replayed batch may have finished before we started watching.
   let skipWait = replay;
   for (;;) {
-    if (!skipWait) await watch.next(deadline - Date.now(), signal);
+    const outcome = skipWait ? null : await watch.next(deadline - Date.now(), signal);
     skipWait = false;
+    // The notification completes the receipt of a completed batch; a rejected one's problem is read.
+    if (outcome?.status === 'completed') {
+      return { ...stored, status: 'completed', applied: outcome.applied, unchanged: outcome.unchanged, completed_at: outcome.completedAt };
+    }
     const row = await ingestGate(app).run(() => findBatch(app.db, key));
     if (!row) throw new Error(`batch ${key.batchId} disappeared while queued`);
     if (row.status !== 'queued' || Date.now() >= deadline || signal.aborted) return row;
