@@ -15,8 +15,16 @@
 -- campaign.
 -- Each hour's records are read by a LATERAL subquery (OFFSET 0 keeps it one): one index range
 -- scan per hour, whatever the statistics of freshly grown tables make the planner think.
-DELETE FROM analytics_counts c USING unnest(${hours}::timestamptz[]) AS h(hour)
-WHERE c.site_id = ${siteId} AND c.grain = 'q' AND c.per_source IN (false, true) AND c.bucket >= h.hour AND c.bucket < h.hour + interval '1 hour';
+-- The rows to delete are found by one range scan per hour and per_source value (see
+-- rollup-levels.sql) and deleted by ctid: a plain join of the hours with the table's rows can be
+-- planned as a nested loop testing every row of the site against every hour, minutes for a
+-- site's whole history.
+DELETE FROM analytics_counts c USING (
+  SELECT x.ctid AS row FROM unnest(${hours}::timestamptz[]) AS h(hour)
+  CROSS JOIN (VALUES (false), (true)) AS p(per_source)
+  CROSS JOIN LATERAL (SELECT ctid FROM analytics_counts x WHERE x.site_id = ${siteId} AND x.grain = 'q' AND x.per_source = p.per_source AND x.bucket >= h.hour AND x.bucket < h.hour + interval '1 hour' OFFSET 0) x
+) d
+WHERE c.ctid = d.row;
 
 WITH h AS (SELECT unnest(${hours}::timestamptz[]) AS hour),
 ev AS (

@@ -3,13 +3,16 @@
 -- from quarter hours, their 4-hour buckets and their UTC days from hours (days carry the hourly
 -- values), their UTC months from days. Sums for
 -- analytics_counts, unions (bit_or) for analytics_sets. Delete and insert: idempotent.
--- LATERAL ... OFFSET 0: one primary-key range scan per bucket (see rollup-counts.sql).
+-- LATERAL ... OFFSET 0: one primary-key range scan per bucket (see rollup-counts.sql), and per
+-- per_source value: with `per_source IN (false, true)` the planner may filter per_source
+-- instead of seeking it, and then every bucket scans all of the site's finer rows.
 DELETE FROM analytics_counts c USING unnest(${hours}::timestamptz[]) AS h(hour)
 WHERE c.site_id = ${siteId} AND c.grain = 'h' AND c.per_source IN (false, true) AND c.bucket = h.hour;
 INSERT INTO analytics_counts (site_id, grain, per_source, bucket, metric, channel, campaign_id, dim, currency, value, first_at, last_at)
 SELECT ${siteId}, 'h', c.per_source, h.hour, c.metric, c.channel, c.campaign_id, c.dim, c.currency, sum(c.value), min(c.first_at), max(c.last_at)
 FROM unnest(${hours}::timestamptz[]) AS h(hour)
-CROSS JOIN LATERAL (SELECT * FROM analytics_counts x WHERE x.site_id = ${siteId} AND x.grain = 'q' AND x.per_source IN (false, true) AND x.bucket >= h.hour AND x.bucket < h.hour + interval '1 hour' OFFSET 0) c
+CROSS JOIN (VALUES (false), (true)) AS p(per_source)
+CROSS JOIN LATERAL (SELECT * FROM analytics_counts x WHERE x.site_id = ${siteId} AND x.grain = 'q' AND x.per_source = p.per_source AND x.bucket >= h.hour AND x.bucket < h.hour + interval '1 hour' OFFSET 0) c
 GROUP BY h.hour, c.per_source, c.metric, c.channel, c.campaign_id, c.dim, c.currency;
 
 DELETE FROM analytics_counts c USING (SELECT DISTINCT date_bin('4 hours', hour, timestamptz '2000-01-01 00:00Z') AS b FROM unnest(${hours}::timestamptz[]) AS hour) f
@@ -17,7 +20,8 @@ WHERE c.site_id = ${siteId} AND c.grain = 'h4' AND c.per_source IN (false, true)
 INSERT INTO analytics_counts (site_id, grain, per_source, bucket, metric, channel, campaign_id, dim, currency, value, first_at, last_at)
 SELECT ${siteId}, 'h4', c.per_source, f.b, c.metric, c.channel, c.campaign_id, c.dim, c.currency, sum(c.value), min(c.first_at), max(c.last_at)
 FROM (SELECT DISTINCT date_bin('4 hours', hour, timestamptz '2000-01-01 00:00Z') AS b FROM unnest(${hours}::timestamptz[]) AS hour) f
-CROSS JOIN LATERAL (SELECT * FROM analytics_counts x WHERE x.site_id = ${siteId} AND x.grain = 'h' AND x.per_source IN (false, true) AND x.bucket >= f.b AND x.bucket < f.b + interval '4 hours' OFFSET 0) c
+CROSS JOIN (VALUES (false), (true)) AS p(per_source)
+CROSS JOIN LATERAL (SELECT * FROM analytics_counts x WHERE x.site_id = ${siteId} AND x.grain = 'h' AND x.per_source = p.per_source AND x.bucket >= f.b AND x.bucket < f.b + interval '4 hours' OFFSET 0) c
 GROUP BY f.b, c.per_source, c.metric, c.channel, c.campaign_id, c.dim, c.currency;
 
 DELETE FROM analytics_counts c USING (SELECT DISTINCT date_trunc('day', hour, 'UTC') AS day FROM unnest(${hours}::timestamptz[]) AS hour) d
@@ -30,7 +34,8 @@ SELECT ${siteId}, 'd', c.per_source, d.day, c.metric, c.channel, c.campaign_id, 
     LEFT JOIN unnest(array_agg(extract(hour FROM c.bucket AT TIME ZONE 'UTC')::int), array_agg(c.value)) AS v(i, value) ON v.i = g.i
   ) END
 FROM (SELECT DISTINCT date_trunc('day', hour, 'UTC') AS day FROM unnest(${hours}::timestamptz[]) AS hour) d
-CROSS JOIN LATERAL (SELECT * FROM analytics_counts x WHERE x.site_id = ${siteId} AND x.grain = 'h' AND x.per_source IN (false, true) AND x.bucket >= d.day AND x.bucket < d.day + interval '24 hours' OFFSET 0) c
+CROSS JOIN (VALUES (false), (true)) AS p(per_source)
+CROSS JOIN LATERAL (SELECT * FROM analytics_counts x WHERE x.site_id = ${siteId} AND x.grain = 'h' AND x.per_source = p.per_source AND x.bucket >= d.day AND x.bucket < d.day + interval '24 hours' OFFSET 0) c
 GROUP BY d.day, c.per_source, c.metric, c.channel, c.campaign_id, c.dim, c.currency;
 
 DELETE FROM analytics_counts c USING (SELECT DISTINCT date_trunc('month', hour, 'UTC') AS month FROM unnest(${hours}::timestamptz[]) AS hour) m
@@ -38,7 +43,8 @@ WHERE c.site_id = ${siteId} AND c.grain = 'm' AND c.per_source IN (false, true) 
 INSERT INTO analytics_counts (site_id, grain, per_source, bucket, metric, channel, campaign_id, dim, currency, value, first_at, last_at)
 SELECT ${siteId}, 'm', c.per_source, m.month, c.metric, c.channel, c.campaign_id, c.dim, c.currency, sum(c.value), min(c.first_at), max(c.last_at)
 FROM (SELECT DISTINCT date_trunc('month', hour, 'UTC') AS month FROM unnest(${hours}::timestamptz[]) AS hour) m
-CROSS JOIN LATERAL (SELECT * FROM analytics_counts x WHERE x.site_id = ${siteId} AND x.grain = 'd' AND x.per_source IN (false, true) AND x.bucket >= m.month AND x.bucket < (m.month AT TIME ZONE 'UTC' + interval '1 month') AT TIME ZONE 'UTC' OFFSET 0) c
+CROSS JOIN (VALUES (false), (true)) AS p(per_source)
+CROSS JOIN LATERAL (SELECT * FROM analytics_counts x WHERE x.site_id = ${siteId} AND x.grain = 'd' AND x.per_source = p.per_source AND x.bucket >= m.month AND x.bucket < (m.month AT TIME ZONE 'UTC' + interval '1 month') AT TIME ZONE 'UTC' OFFSET 0) c
 GROUP BY m.month, c.per_source, c.metric, c.channel, c.campaign_id, c.dim, c.currency;
 
 DELETE FROM analytics_sets s USING unnest(${hours}::timestamptz[]) AS h(hour)

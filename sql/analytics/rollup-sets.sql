@@ -3,14 +3,20 @@
 -- visitors (visit), registered (registration_completed), activated (activation_completed),
 -- active (usage, workflow_completed), paid (order_paid). Events without external_user_id are in
 -- no set. Users must already have ids (rollup-user-ids.sql).
-DELETE FROM analytics_sets s USING unnest(${hours}::timestamptz[]) AS h(hour)
-WHERE s.site_id = ${siteId} AND s.grain = 'q' AND s.bucket >= h.hour AND s.bucket < h.hour + interval '1 hour';
+-- By ctid, as in rollup-counts.sql.
+DELETE FROM analytics_sets s USING (
+  SELECT x.ctid AS row FROM unnest(${hours}::timestamptz[]) AS h(hour)
+  CROSS JOIN LATERAL (SELECT ctid FROM analytics_sets x WHERE x.site_id = ${siteId} AND x.grain = 'q' AND x.bucket >= h.hour AND x.bucket < h.hour + interval '1 hour' OFFSET 0) x
+) d
+WHERE s.ctid = d.row;
 
 WITH present AS (
   SELECT DISTINCT date_bin('15 minutes', e.occurred_at, timestamptz '2000-01-01 00:00Z') AS bucket, k.kind, u.id
   FROM unnest(${hours}::timestamptz[]) AS h(hour)
   CROSS JOIN LATERAL (SELECT * FROM ingest_events x WHERE x.site_id = ${siteId} AND x.occurred_at >= h.hour AND x.occurred_at < h.hour + interval '1 hour' OFFSET 0) e
-  JOIN analytics_user_ids u ON u.site_id = ${siteId} AND u.external_user_id = e.external_user_id
+  -- LATERAL: one key probe per event. As a join, the planner may loop over the site's users
+  -- outside and scan every hour's events once per user.
+  CROSS JOIN LATERAL (SELECT u.id FROM analytics_user_ids u WHERE u.site_id = ${siteId} AND u.external_user_id = e.external_user_id OFFSET 0) u
   CROSS JOIN LATERAL (SELECT CASE e.event_type
     WHEN 'visit' THEN 'visitors'
     WHEN 'registration_completed' THEN 'registered'
