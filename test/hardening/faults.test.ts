@@ -116,17 +116,25 @@ test('PostgreSQL stopped for 5 s under ingest load: 503 with Retry-After, then e
 
 test('a worker killed in the middle of its transaction leaves no partial batch; the job is retried and applied once', async () => {
   const c = await cluster();
+  const worker = await c.spawnWorker();
+  const event = (id: string, revision = 1) => ({ event_id: id, revision, event_type: 'visit', source: 'site_backend', occurred_at: '2026-11-20T08:00:00Z', session_id: id });
+  const post = (batchId: string, records: object[], headers: Record<string, string> = {}) =>
+    call(c.base, 'POST', `/api/v1/sites/${c.siteId}/ingest/events`, { bearer: c.ingestKey, body: { schema_version: 'events.v1', batch_id: batchId, records }, headers });
+  // One record already stored: the batch below revises it, so it takes the revision-guarded
+  // path, a transaction of several statements (a batch of only new records is one statement,
+  // which PostgreSQL finishes and commits whole even when its client is gone).
+  assert.equal((await post('first', [event('mid_0')])).status, 200);
+
   // Hold the table the batch's statement trigger writes to: the worker's transaction then stops
-  // after its rows are inserted, before it can commit.
+  // after its rows are written, before it can commit.
   const blocker = new pg.Client({ connectionString: c.services.config.DATABASE_URL });
   await blocker.connect();
   cleanups.push(() => blocker.end());
   await blocker.query('BEGIN');
   await blocker.query('LOCK TABLE analytics_dirty IN SHARE MODE');
 
-  const worker = await c.spawnWorker();
-  const records = Array.from({ length: 40 }, (_, i) => ({ event_id: `mid_${i}`, event_type: 'visit', source: 'site_backend', occurred_at: '2026-11-20T08:00:00Z', session_id: `s${i}` }));
-  const r = await call(c.base, 'POST', `/api/v1/sites/${c.siteId}/ingest/events`, { bearer: c.ingestKey, body: { schema_version: 'events.v1', batch_id: 'mid', records }, headers: { prefer: 'respond-async' } });
+  const records = [event('mid_0', 2), ...Array.from({ length: 39 }, (_, i) => event(`mid_${i + 1}`))];
+  const r = await post('mid', records, { prefer: 'respond-async' });
   assert.equal(r.status, 202, r.text);
 
   // The worker's backend has written (it holds a transaction id) and waits on our lock.
@@ -137,12 +145,17 @@ test('a worker killed in the middle of its transaction leaves no partial batch; 
     assert.ok(Date.now() < deadline, 'the worker reached the middle of its transaction');
     await waitMs(50);
   }
-  const visible = () => c.services.db.one<{ n: number; status: string }>("SELECT (SELECT count(*)::int FROM ingest_events WHERE site_id = $1) AS n, (SELECT status FROM ingest_batches WHERE site_id = $1 AND batch_id = 'mid') AS status", [c.siteId]);
-  assert.deepEqual(await visible(), { n: 0, status: 'queued' }, 'nothing of the open transaction is visible');
+  const before = { rows: 1, revision: 1, status: 'queued' };
+  const visible = () => c.services.db.one<typeof before>(
+    "SELECT (SELECT count(*)::int FROM ingest_events WHERE site_id = $1) AS rows, (SELECT revision FROM ingest_events WHERE site_id = $1 AND event_id = 'mid_0') AS revision, (SELECT status FROM ingest_batches WHERE site_id = $1 AND batch_id = 'mid') AS status",
+    [c.siteId],
+  );
+  assert.deepEqual(await visible(), before, 'nothing of the open transaction is visible');
 
   await worker.kill('SIGKILL');
   await blocker.query('COMMIT');
-  assert.deepEqual(await visible(), { n: 0, status: 'queued' }, 'the dead transaction committed nothing');
+  await waitMs(500);
+  assert.deepEqual(await visible(), before, 'the dead transaction committed nothing');
 
   // Another worker finds the job stalled (its lock expired) and applies it.
   await c.spawnWorker();
