@@ -1,11 +1,11 @@
 -- Subscription figures at instant ${at} and over [${from}, ${to}). Takes ${siteId}.
 -- mrr: per currency, the subscriptions with status active whose current period contains ${at},
---   each amount normalized to one month (analytics_monthly_minor, migration 0007).
+--   each amount normalized to one month (monthly_minor, stored with the row: migration 0009).
 -- active: how many such subscriptions. new: subscriptions whose first period_start ever falls
 -- in the window. churned: subscriptions now cancelled or expired whose latest change
--- (occurred_at) falls in the window. Each is an index-only scan of a migration-0007 or 0004 index.
+-- (occurred_at) falls in the window. Each is a range scan of a migration-0009, 0007 or 0004 index.
 WITH active AS (
-  SELECT s.currency, analytics_monthly_minor(s.amount_minor, s.period_start, s.period_end) AS monthly
+  SELECT s.currency, s.monthly_minor AS monthly
   FROM ingest_subscriptions s
   WHERE s.site_id = ${siteId} AND s.status = 'active' AND s.period_end > ${at}::timestamptz AND s.period_start <= ${at}::timestamptz
     AND s.period_end > s.period_start
