@@ -1,4 +1,3 @@
-import type { Dispatcher } from 'undici';
 import { HttpError } from '../errors/http-error.ts';
 import type { Logger } from '../log.ts';
 import { conversionFor, type Conversion } from './convert/conversion.ts';
@@ -8,7 +7,7 @@ import type { Protocol } from './protocol.ts';
 import { effortFor, isStream, requestedEffort, withEffort, type RelayRequest } from './request.ts';
 import { SseParser } from './sse.ts';
 import { UsageScanner } from './usage-scan.ts';
-import type { UpstreamPools } from './upstream.ts';
+import { BodyTooLarge, type UpstreamBody, type UpstreamPools, type UpstreamResponse } from './upstream.ts';
 import { noUsage, readUsage, usageIn, type Usage } from './usage.ts';
 
 export interface ModelRequest {
@@ -81,7 +80,7 @@ export async function callModel(deps: CallDeps, input: ModelRequest, signal: Abo
   let lastStatus = 502;
   for (const route of routes) {
     const payload = payloads.for(route);
-    let res: Dispatcher.ResponseData;
+    let res: UpstreamResponse;
     try {
       res = await deps.pools.request(route.channel, route.upstream, payload.body, stream, signal);
     } catch (err) {
@@ -145,22 +144,17 @@ class Payloads {
   }
 }
 
-async function readAll(body: Dispatcher.ResponseData['body'], limit: number): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      body.destroy();
-      throw new HttpError('upstream_error', { detail: `The upstream answer exceeded ${limit} bytes.` });
-    }
-    parts.push(chunk as Buffer);
+async function readAll(body: UpstreamBody, limit: number): Promise<Buffer> {
+  try {
+    return await body.readAll(limit);
+  } catch (err) {
+    if (err instanceof BodyTooLarge) throw new HttpError('upstream_error', { detail: `The upstream answer exceeded ${limit} bytes.` });
+    throw err;
   }
-  return Buffer.concat(parts);
 }
 
 /** The provider's own error message, for an error that says where it came from. */
-async function errorMessage(body: Dispatcher.ResponseData['body']): Promise<string> {
+async function errorMessage(body: UpstreamBody): Promise<string> {
   const text = (await readAll(body, 1024 * 1024).catch(() => Buffer.alloc(0))).toString('utf8');
   try {
     const j = JSON.parse(text) as { error?: { message?: string } | string; message?: string };
@@ -172,17 +166,21 @@ async function errorMessage(body: Dispatcher.ResponseData['body']): Promise<stri
   return text.trim().slice(0, 500) || '(empty body)';
 }
 
-async function wholeBody(res: Dispatcher.ResponseData, conversion: Conversion | null, usage: Usage): Promise<{ body: Buffer | string; contentType: string }> {
+async function wholeBody(res: UpstreamResponse, conversion: Conversion | null, usage: Usage): Promise<{ body: Buffer | string; contentType: string }> {
   const bytes = await readAll(res.body, MAX_UPSTREAM_BODY);
+  const contentType = String(res.headers['content-type'] ?? 'application/json');
+  // Native: passed on as sent; only the usage object is read out of it, not the whole answer.
+  if (!conversion) {
+    new UsageScanner(usage).push(bytes);
+    return { body: bytes, contentType };
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(bytes.toString('utf8'));
   } catch {
-    if (conversion) throw new HttpError('upstream_error', { detail: 'The upstream provider answered with a body that is not JSON.' });
-    return { body: bytes, contentType: String(res.headers['content-type'] ?? 'application/json') };
+    throw new HttpError('upstream_error', { detail: 'The upstream provider answered with a body that is not JSON.' });
   }
   readUsage(usageIn(parsed), usage);
-  if (!conversion) return { body: bytes, contentType: String(res.headers['content-type'] ?? 'application/json') };
   return { body: JSON.stringify(conversion.answer(parsed as object, usage)), contentType: 'application/json; charset=utf-8' };
 }
 
@@ -204,7 +202,7 @@ function concat(a: Piece | null, b: Piece | null): Piece | null {
 }
 
 /**
- * Forwards an upstream body read by read. undici emits one 'data' per HTTP chunk (usually
+ * Forwards an upstream body read by read. undici hands over one piece per HTTP chunk (usually
  * one SSE frame), all in the same tick for one socket read; they are joined and passed on
  * in one write in a microtask right after that read, so nothing waits for the next read,
  * per-read work (the usage scan, SSE parsing) runs once per read instead of once per frame,
@@ -214,11 +212,13 @@ function concat(a: Piece | null, b: Piece | null): Piece | null {
  * slows the provider through TCP instead of growing memory. The end goes out in the same
  * write as whatever the last read brought.
  */
-function forward(body: Dispatcher.ResponseData['body'], stage: Stage, sink: StreamSink): Promise<void> {
+function forward(body: UpstreamBody, stage: Stage, sink: StreamSink): Promise<void> {
   return new Promise((resolve, reject) => {
     let read: Buffer[] = [];
     let scheduled = false;
     let settled = false;
+    // While the sink drains, pieces undici delivered before the pause took effect wait here.
+    let draining = false;
     const take = (): Piece | null => {
       if (read.length === 0) return null;
       const bytes = read.length === 1 ? read[0]! : Buffer.concat(read);
@@ -227,39 +227,41 @@ function forward(body: Dispatcher.ResponseData['body'], stage: Stage, sink: Stre
     };
     const send = (piece: Piece | null) => {
       if (piece === null || sink.write(piece)) return;
+      draining = true;
       body.pause();
-      // A client that went away aborts the upstream request, which settles this through 'error'.
-      void sink.drain().then((open) => open && body.resume());
+      // A client that went away aborts the upstream request, which settles this through `end`.
+      void sink.drain().then((open) => {
+        draining = false;
+        if (!open || settled) return;
+        body.resume();
+        flush();
+      });
     };
     const flush = () => {
       scheduled = false;
-      if (!settled) send(take());
+      if (!settled && !draining) send(take());
     };
-    const settle = (failure?: Error) => {
-      if (settled) return;
-      settled = true;
-      body.off('data', onData);
-      let last: Piece | null;
-      try {
-        last = concat(take(), stage.finish(failure));
-      } catch (err) {
-        reject(err);
-        return;
-      }
-      sink.end(last);
-      resolve();
-    };
-    const onData = (chunk: Buffer) => {
-      read.push(chunk);
-      if (scheduled) return;
-      scheduled = true;
-      queueMicrotask(flush);
-    };
-    body.on('data', onData);
-    body.once('end', () => settle());
-    body.once('error', (err: Error) => settle(err));
-    body.once('close', () => settle(new Error('the upstream connection closed before the stream ended')));
     send(stage.start());
+    body.consume({
+      data(chunk) {
+        read.push(chunk);
+        if (scheduled) return;
+        scheduled = true;
+        queueMicrotask(flush);
+      },
+      end(failure) {
+        settled = true;
+        let last: Piece | null;
+        try {
+          last = concat(take(), stage.finish(failure));
+        } catch (err) {
+          reject(err);
+          return;
+        }
+        sink.end(last);
+        resolve();
+      },
+    });
   });
 }
 

@@ -2,6 +2,151 @@ import { Pool, type Dispatcher } from 'undici';
 import type { Channel } from './directory.ts';
 import { UPSTREAM_PATH, type Protocol } from './protocol.ts';
 
+/** Whoever reads a response body, piece by piece as the socket delivers it. */
+export interface BodyConsumer {
+  /** One piece of the body, as parsed from one socket read. */
+  data(chunk: Buffer): void;
+  /** The body is complete, or broke off (`error`: the connection failed, or the call was aborted). */
+  end(error?: Error): void;
+}
+
+export interface UpstreamResponse {
+  statusCode: number;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  body: UpstreamBody;
+}
+
+type Controller = Dispatcher.DispatchController;
+
+// Pieces held for a consumer that has not attached yet (they arrive in the tick of the headers).
+const HOLD_BEFORE_CONSUMER = 64 * 1024;
+
+/**
+ * The body of an upstream response, pushed to one consumer straight from undici's parser:
+ * no stream object, no async iterator, one call per HTTP chunk. `pause` stops reading the
+ * upstream socket (undici stops at the next chunk), which is how a slow client's
+ * backpressure reaches the provider through TCP instead of this process's memory.
+ */
+export class UpstreamBody {
+  private consumer: BodyConsumer | null = null;
+  private held: Buffer[] = [];
+  private heldBytes = 0;
+  private ended: { error?: Error } | null = null;
+
+  constructor(private readonly controller: Controller) {}
+
+  /** Attaches the consumer; what arrived before is handed over at once. */
+  consume(consumer: BodyConsumer): void {
+    this.consumer = consumer;
+    const held = this.held;
+    this.held = [];
+    for (const chunk of held) consumer.data(chunk);
+    if (this.ended) consumer.end(this.ended.error);
+    else if (this.heldBytes > HOLD_BEFORE_CONSUMER) this.controller.resume();
+  }
+
+  pause(): void {
+    if (!this.ended) this.controller.pause();
+  }
+
+  resume(): void {
+    if (!this.ended) this.controller.resume();
+  }
+
+  /** Abandons the body and the upstream request. */
+  destroy(): void {
+    if (!this.ended) this.controller.abort(new Error('the upstream body was abandoned'));
+  }
+
+  /** The whole body; fails past `limit` bytes (the request is aborted then). */
+  readAll(limit: number): Promise<Buffer> {
+    return new Promise((resolve, reject) => {
+      const parts: Buffer[] = [];
+      let size = 0;
+      this.consume({
+        data: (chunk) => {
+          size += chunk.length;
+          if (size > limit) return this.destroy();
+          parts.push(chunk);
+        },
+        end: (error) => {
+          if (size > limit) reject(new BodyTooLarge(limit));
+          else if (error) reject(error);
+          else resolve(parts.length === 1 ? parts[0]! : Buffer.concat(parts, size));
+        },
+      });
+    });
+  }
+
+  /** @internal from the dispatch handler */
+  push(chunk: Buffer): void {
+    if (this.consumer) {
+      this.consumer.data(chunk);
+      return;
+    }
+    this.held.push(chunk);
+    this.heldBytes += chunk.length;
+    if (this.heldBytes > HOLD_BEFORE_CONSUMER) this.controller.pause();
+  }
+
+  /** @internal from the dispatch handler */
+  finish(error?: Error): void {
+    if (this.ended) return;
+    this.ended = error ? { error } : {};
+    this.consumer?.end(error);
+  }
+}
+
+export class BodyTooLarge extends Error {
+  constructor(readonly limit: number) {
+    super(`the upstream answer exceeded ${limit} bytes`);
+  }
+}
+
+/**
+ * One request through undici's dispatch API: resolves at the final response head, then feeds
+ * the body. An abort of `signal` aborts the request wherever it is (connecting, waiting for
+ * headers, streaming).
+ */
+function exchange(pool: Pool, options: Dispatcher.DispatchOptions, signal: AbortSignal): Promise<UpstreamResponse> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    let controller: Controller | null = null;
+    let body: UpstreamBody | null = null;
+    let done = false;
+    const onAbort = () => controller?.abort(signal.reason);
+    const close = (error?: Error) => {
+      if (done) return;
+      done = true;
+      signal.removeEventListener('abort', onAbort);
+      if (body) body.finish(error);
+      else reject(error ?? new Error('the upstream closed before answering'));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    pool.dispatch(options, {
+      onRequestStart(c) {
+        controller = c;
+        if (signal.aborted) c.abort(signal.reason);
+      },
+      onResponseStart(c, statusCode, headers) {
+        // 1xx heads come before the real one.
+        if (statusCode < 200) return;
+        body = new UpstreamBody(c);
+        resolve({ statusCode, headers, body });
+      },
+      onResponseData(_c, chunk) {
+        body?.push(chunk);
+      },
+      onResponseEnd() {
+        close();
+      },
+      onResponseError(_c, err) {
+        close(err);
+      },
+    });
+  });
+}
+
 /**
  * One keep-alive connection pool per channel. Pools are created on first use and live
  * until `close()`, so consecutive calls reuse warm connections instead of paying a TCP
@@ -29,18 +174,15 @@ export class UpstreamPools {
     return pool;
   }
 
-  /**
-   * Sends one call. Resolves at the response headers; the body stream pauses the upstream
-   * socket when nobody reads it, which is what carries a slow client's backpressure up.
-   */
-  request(channel: Channel, protocol: Protocol, body: string | Buffer, stream: boolean, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+  /** Sends one call; resolves at the response head, with the body still to consume. */
+  request(channel: Channel, protocol: Protocol, body: string | Buffer, stream: boolean, signal: AbortSignal): Promise<UpstreamResponse> {
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       accept: stream ? 'text/event-stream' : 'application/json',
       'user-agent': 'radar-relay',
     };
     if (channel.apiKey) headers.authorization = `Bearer ${channel.apiKey}`;
-    return this.pool(channel).request({ method: 'POST', path: channel.basePath + UPSTREAM_PATH[protocol], headers, body, signal });
+    return exchange(this.pool(channel), { method: 'POST', path: channel.basePath + UPSTREAM_PATH[protocol], headers, body }, signal);
   }
 
   async close(): Promise<void> {
