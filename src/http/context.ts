@@ -13,7 +13,6 @@ export interface RequestContext {
   /** Lower-cased header names. */
   readonly headers: Readonly<Record<string, string>>;
   readonly params: Readonly<Record<string, string>>;
-  readonly remoteAddress: string;
   /** The raw body, read with the size cap; empty for bodiless methods. */
   readonly rawBody: Buffer;
   /** The body parsed as JSON (400 invalid_json when it is not). */

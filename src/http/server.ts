@@ -59,7 +59,6 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
       headers[k] = v;
       headerBytes += k.length + v.length + 4;
     });
-    const remoteAddress = Buffer.from(res.getRemoteAddressAsText()).toString();
     if (headerBytes > HEADER_LIMIT_BYTES) {
       const err = new HttpError('headers_too_large', { detail: `request headers exceed ${HEADER_LIMIT_BYTES} bytes` });
       const rendered = renderError(err, surfaceOf(path), randomUUID());
@@ -80,14 +79,14 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
     const given = headers['x-request-id'];
     const id = given && REQUEST_ID.test(given) ? given : randomUUID();
     inflight++;
-    void handle({ id, method, path, query, headers, remoteAddress, reply }, body).finally(() => {
+    void handle({ id, method, path, query, headers, reply }, body).finally(() => {
       inflight--;
       if (inflight === 0) idle?.();
     });
   });
 
   async function handle(
-    base: Pick<RequestContext, 'id' | 'method' | 'path' | 'query' | 'headers' | 'remoteAddress' | 'reply'>,
+    base: Pick<RequestContext, 'id' | 'method' | 'path' | 'query' | 'headers' | 'reply'>,
     body: Promise<Buffer>,
   ): Promise<void> {
     const started = performance.now();

@@ -26,6 +26,8 @@ export function newRelayKey(): string {
  */
 export class RelayKeys {
   private readonly cache: FreshCache<string, KeyRow | null>;
+  /** The key each cached row stands for, built once per row instead of once per request. */
+  private readonly keys = new WeakMap<KeyRow, RelayKey>();
 
   constructor(db: Db, opts: { maxAgeMs?: number } = {}) {
     const hardMs = opts.maxAgeMs ?? 1000;
@@ -46,7 +48,9 @@ export class RelayKeys {
     // the check honest even if the cache or the index were ever keyed differently.
     if (!row || !sameDigest(row.key_hash, digest)) throw invalid(`Incorrect API key provided: ${mask(presented)}.`);
     if (row.disabled_at) throw invalid(`The API key ${mask(presented)} has been disabled.`);
-    return { id: row.id, group: row.key_group, models: row.models.includes('*') ? null : new Set(row.models) };
+    let key = this.keys.get(row);
+    if (!key) this.keys.set(row, (key = { id: row.id, group: row.key_group, models: row.models.includes('*') ? null : new Set(row.models) }));
+    return key;
   }
 }
 
