@@ -15,19 +15,23 @@ WITH wk AS (
   ) s
   GROUP BY r.grp, s.kind, s.chunk
 ),
-prior AS (
-  SELECT w.grp, x.chunk, bit_or(x.bits) AS bits
-  FROM (SELECT DISTINCT grp FROM wk WHERE grp >= 0) w
-  JOIN wk x ON x.kind = 'registered' AND x.grp < w.grp
-  GROUP BY w.grp, x.chunk
-),
+-- Registered in any earlier group (weeks before, or before the window), per chunk: one running
+-- OR per chunk instead of OR-ing every earlier week again for each week.
 cohort AS (
-  SELECT reg.grp, reg.chunk, CASE WHEN p.bits IS NULL THEN reg.bits ELSE reg.bits & ~p.bits END AS bits
-  FROM wk reg LEFT JOIN prior p ON p.grp = reg.grp AND p.chunk = reg.chunk
-  WHERE reg.kind = 'registered' AND reg.grp >= 0
+  SELECT grp, chunk, CASE WHEN earlier IS NULL THEN bits ELSE bits & ~earlier END AS bits
+  FROM (
+    SELECT grp, chunk, bits, bit_or(bits) OVER (PARTITION BY chunk ORDER BY grp ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS earlier
+    FROM wk WHERE kind = 'registered'
+  ) r
+  WHERE grp >= 0
 )
 SELECT c.grp AS cohort, c.grp AS week, sum(bit_count(c.bits))::bigint AS users FROM cohort c GROUP BY c.grp
 UNION ALL
-SELECT c.grp, a.grp, sum(bit_count(c.bits & a.bits))::bigint
-FROM cohort c JOIN wk a ON a.kind = 'active' AND a.grp > c.grp AND a.chunk = c.chunk
-GROUP BY c.grp, a.grp
+-- Counted per pair of chunks before grouping, so only small numbers are sorted or hashed.
+SELECT cohort, week, sum(n)::bigint
+FROM (
+  SELECT c.grp AS cohort, a.grp AS week, bit_count(c.bits & a.bits) AS n
+  FROM cohort c JOIN wk a ON a.kind = 'active' AND a.grp > c.grp AND a.chunk = c.chunk
+  OFFSET 0
+) x
+GROUP BY cohort, week
