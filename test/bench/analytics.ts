@@ -108,7 +108,10 @@ const LOAD_SQL = {
 
 /**
  * Plain SQL aggregates over the raw rows for each view: what answering from ingest tables
- * without rollups costs. Windows and day cuts in Asia/Shanghai, as the views'.
+ * without rollups costs. Windows and day cuts in Asia/Shanghai, as the views'. Finance's
+ * subscription figures are read at $(at), the window's last moment, as the view reads them;
+ * new subscriptions come from the first-start table the ingest trigger keeps (a subscription's
+ * stored row holds only its latest period).
  */
 const RAW_SQL: Record<string, string> = {
   overview: `
@@ -137,7 +140,14 @@ const RAW_SQL: Record<string, string> = {
     SELECT 'receipts' AS figure, currency, sum(amount_minor) FROM ingest_payments WHERE site_id = $(site) AND occurred_at >= $(from) AND occurred_at < $(to) AND status = 'succeeded' GROUP BY currency
     UNION ALL SELECT 'refunds', currency, sum(amount_minor) FROM ingest_refunds WHERE site_id = $(site) AND occurred_at >= $(from) AND occurred_at < $(to) AND status = 'succeeded' GROUP BY currency
     UNION ALL SELECT 'costs:' || category, currency, sum(amount_minor) FROM ingest_costs WHERE site_id = $(site) AND occurred_at >= $(from) AND occurred_at < $(to) GROUP BY category, currency
-    UNION ALL SELECT 'expenses:' || cost_scope, currency, sum(amount_minor) FROM ingest_expenses WHERE site_id = $(site) AND occurred_at >= $(from) AND occurred_at < $(to) GROUP BY cost_scope, currency`,
+    UNION ALL SELECT 'expenses:' || cost_scope, currency, sum(amount_minor) FROM ingest_expenses WHERE site_id = $(site) AND occurred_at >= $(from) AND occurred_at < $(to) GROUP BY cost_scope, currency
+    UNION ALL SELECT 'mrr', currency, sum(analytics_monthly_minor(amount_minor, period_start, period_end)) FROM ingest_subscriptions
+      WHERE site_id = $(site) AND status = 'active' AND period_start <= $(at) AND period_end > $(at) AND period_end > period_start GROUP BY currency
+    UNION ALL SELECT 'active', '', count(*) FROM ingest_subscriptions
+      WHERE site_id = $(site) AND status = 'active' AND period_start <= $(at) AND period_end > $(at) AND period_end > period_start
+    UNION ALL SELECT 'new', '', count(*) FROM analytics_subscription_starts WHERE site_id = $(site) AND started_at >= $(from) AND started_at < $(to)
+    UNION ALL SELECT 'churned', '', count(*) FROM ingest_subscriptions
+      WHERE site_id = $(site) AND status IN ('cancelled', 'expired') AND occurred_at >= $(from) AND occurred_at < $(to)`,
   funnel: `
     SELECT count(*) FILTER (WHERE v) AS visit, count(*) FILTER (WHERE v AND r) AS registration_completed,
       count(*) FILTER (WHERE v AND r AND a) AS activation_completed, count(*) FILTER (WHERE v AND r AND a AND p) AS order_paid
@@ -161,6 +171,23 @@ const RAW_SQL: Record<string, string> = {
     SELECT c.week AS cohort, a.week, count(*) AS users FROM cohort c JOIN active a ON a.external_user_id = c.external_user_id AND a.week > c.week
     GROUP BY 1, 2 ORDER BY 1, 2`,
 };
+
+/** The finance answer's figures as `figure:currency` → value, in the raw aggregate's terms. */
+function financeFigures(d: any): Record<string, number> {
+  const out: Record<string, number> = {};
+  const money = (name: string, m: Record<string, number>) => Object.entries(m).forEach(([cur, v]) => (out[`${name}:${cur}`] = v));
+  money('receipts', d.receipts);
+  money('refunds', d.refunds);
+  for (const [cat, m] of Object.entries(d.costs.by_category)) money(`costs:${cat}`, m as Record<string, number>);
+  for (const [scope, m] of Object.entries(d.expenses.by_scope)) money(`expenses:${scope}`, m as Record<string, number>);
+  money('mrr', d.mrr);
+  for (const k of ['active', 'new', 'churned']) out[`${k}:`] = d.subscriptions[k];
+  return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== 0).sort());
+}
+
+function rawFinanceFigures(rows: { figure: string; currency: string; sum: string }[]): Record<string, number> {
+  return Object.fromEntries(rows.map((r) => [`${r.figure}:${r.currency}`, Number(r.sum)] as const).filter(([, v]) => v !== 0).sort());
+}
 
 const VIEWS = ['overview', 'acquisition', 'timeseries', 'finance', 'funnel', 'retention'] as const;
 
@@ -257,7 +284,7 @@ async function main(): Promise<void> {
       const raw: number[] = [];
       for (let i = 0; i < RAW_RUNS; i++) {
         const t = performance.now();
-        answers[`raw:${view}`] = await db.any(RAW_SQL[view]!, { site: big.id, from: window.from, to: window.to });
+        answers[`raw:${view}`] = await db.any(RAW_SQL[view]!, { site: big.id, from: window.from, to: window.to, at: new Date(Date.parse(window.to) - 1).toISOString() });
         raw.push(performance.now() - t);
       }
       raw.sort((a, b) => a - b);
@@ -276,6 +303,7 @@ async function main(): Promise<void> {
       ['registrations', o.registrations, Number(rawO.registrations)],
       ['receipts', JSON.stringify(o.receipts), JSON.stringify(Object.fromEntries(Object.entries(rawO.receipts).sort()))],
       ['funnel', JSON.stringify(f), JSON.stringify([rawF.visit, rawF.registration_completed, rawF.activation_completed, rawF.order_paid].map(Number))],
+      ['finance', JSON.stringify(financeFigures(answers.finance)), JSON.stringify(rawFinanceFigures(answers['raw:finance']))],
     ] as const;
     for (const [name, mine, raw] of checks) log(`check ${name}: rollups ${mine} | raw ${raw} ${mine === raw ? 'OK' : 'MISMATCH'}`);
 
