@@ -309,15 +309,20 @@ async function main(): Promise<void> {
       console.log(`${t.name.padEnd(8)} ${r.rps.toFixed(0).padStart(8)} ${ms(r.p50)} ${ms(r.p99)}   ${ms(r.cpuPerCall)}`);
     }
   }
+  // Each target with its figure and whether this run met it.
+  const verdicts: string[] = [];
+  const verdict = (met: boolean, what: string) => verdicts.push(`${met ? 'met' : 'NOT met'}: ${what}`);
   if (PHASES.has('streams')) {
     console.log('\n200-chunk streams (concurrent; latency = whole stream)');
     console.log('target   streams/s  chunks/s   p50 ms   p99 ms   CPU ms/stream');
+    const rps: Record<string, number> = {};
     for (const t of targets) {
       const r = await load(t, STREAM, true, CONCURRENCY, SECONDS);
+      rps[t.name] = r.rps;
       console.log(`${t.name.padEnd(8)} ${r.rps.toFixed(0).padStart(9)} ${(r.rps * 200).toFixed(0).padStart(9)} ${ms(r.p50)} ${ms(r.p99)}   ${ms(r.cpuPerCall)}`);
     }
+    if (rps.nginx) verdict(rps.radar! >= rps.nginx, `radar streams/s at least nginx's (${rps.radar!.toFixed(0)} vs ${rps.nginx.toFixed(0)}, ${((100 * rps.radar!) / rps.nginx).toFixed(0)}%)`);
   }
-  const targetsMet: string[] = [];
   if (PHASES.has('sequential')) {
     console.log(`\nsequential non-streaming calls (${SEQUENTIAL} on one connection)`);
     console.log('target      req/s    p50 ms   p99 ms   added p50 ms   CPU ms/call');
@@ -328,15 +333,16 @@ async function main(): Promise<void> {
       const added = t.name === 'direct' ? '' : ms(r.p50 - seq.direct!.p50);
       console.log(`${t.name.padEnd(8)} ${r.rps.toFixed(0).padStart(8)} ${ms(r.p50)} ${ms(r.p99)}   ${added.padStart(8)}     ${ms(r.cpuPerCall)}`);
     }
-    targetsMet.push(`radar added p50 < 1 ms (${(seq.radar!.p50 - seq.direct!.p50).toFixed(3)} ms)`);
+    const added = seq.radar!.p50 - seq.direct!.p50;
+    verdict(added < 1, `radar added p50 < 1 ms (${added.toFixed(3)} ms)`);
   }
   if (PHASES.has('slow')) {
     const slow = await slowReaders(radarPort, key, radar.pid!, SLOW_STREAMS, Math.max(10, SECONDS));
     console.log(`\n${SLOW_STREAMS} concurrent slow-reading streams through radar (${slow.streaming} answered 200 and streamed; provider 80 KB/s each, readers ≤ 64 KiB/s)`);
     console.log(`radar RSS: ${MB(slow.before)} before, peak ${MB(slow.peak)}, ${MB(slow.after)} after the clients left; clients read ${MB(slow.bytes)}`);
-    targetsMet.push(`RSS < 300 MB (${MB(slow.peak)})`);
+    verdict(slow.peak < 300 * 1024 * 1024 && slow.streaming === SLOW_STREAMS, `RSS < 300 MB with ${SLOW_STREAMS} slow streams (${MB(slow.peak)}, ${slow.streaming} streaming)`);
   }
-  if (targetsMet.length) console.log(`\ntargets: ${targetsMet.join(', ')}`);
+  if (verdicts.length) console.log(`\ntargets:\n  ${verdicts.join('\n  ')}`);
 }
 
 try {
