@@ -1,8 +1,9 @@
-import { pgp, type Db } from '../db/connection.ts';
+import type { Db } from '../db/connection.ts';
 import { cover, rangeArrays, type RangeArrays } from './cover.ts';
 import { loadDays, total, type Coverage, type DayData, type Freshness } from './days.ts';
 import { currenciesOf, Figures, ratio, scale, subtract, type Money } from './figures.ts';
-import { campaigns, applyTxSettings, distinctUsers, funnelSteps, retentionCells, sources, subscriptionFigures, type Queryable } from './repo.ts';
+import { campaigns, distinctUsers, funnelSteps, retentionCells, sources, subscriptionFigures, type Queryable } from './repo.ts';
+import { inSharedSnapshot, inSnapshot } from './snapshot.ts';
 import { periods, type Interval, type Window } from './window.ts';
 
 /** Every analytics answer (CONTRACT §5). */
@@ -20,19 +21,14 @@ interface ViewResult<D> {
 }
 
 /**
- * Runs a view's reads in one read-only transaction: one snapshot, so data, coverage and
- * freshness agree with each other, under sql/analytics/tx-settings.sql.
+ * A view: its own reads (`compute`) on one connection while the day figures, coverage and
+ * freshness are read on another, both in one snapshot (snapshot.ts), so data, coverage and
+ * freshness agree with each other. `compute` awaits the day figures when it needs them.
  */
-function answer<D>(db: Db, siteId: string, w: Window, compute: (t: Queryable, days: DayData) => Promise<ViewResult<D>>, dayMetrics: readonly string[] = []): Promise<ViewAnswer<D>> {
-  return db.tx({ mode: READ_SNAPSHOT }, async (t) => {
-    await applyTxSettings(t);
-    const days = await loadDays(t, siteId, w, dayMetrics);
-    const { data, money } = await compute(t, days);
-    return { data, coverage: days.coverage, currencies: currenciesOf(money), freshness: days.freshness };
-  });
+async function answer<D>(db: Db, siteId: string, w: Window, compute: (t: Queryable, days: Promise<DayData>) => Promise<ViewResult<D>>): Promise<ViewAnswer<D>> {
+  const [days, { data, money }] = await inSharedSnapshot(db, (t) => loadDays(t, siteId, w), compute);
+  return { data, coverage: days.coverage, currencies: currenciesOf(money), freshness: days.freshness };
 }
-
-const READ_SNAPSHOT = new pgp.txMode.TransactionMode({ tiLevel: pgp.txMode.isolationLevel.repeatableRead, readOnly: true });
 
 const whole = (w: Window): RangeArrays => rangeArrays([{ from: w.from, to: w.to, group: 0 }]);
 
@@ -53,9 +49,10 @@ function uptime(t: Figures) {
 }
 
 export function overview(db: Db, siteId: string, w: Window, now: number) {
-  return answer(db, siteId, w, async (tx, { totals: t }) => {
+  return answer(db, siteId, w, async (tx, days) => {
     const users = await distinctUsers(tx, siteId, ['visitors', 'active'], whole(w));
     const subs = await subscriptionState(tx, siteId, w, now);
+    const { totals: t } = await days;
     const usersOf = (kind: string) => users.find((u) => u.kind === kind)?.users ?? 0;
     const receipts = t.money('receipts');
     const refunds = t.money('refunds');
@@ -79,43 +76,44 @@ export function overview(db: Db, siteId: string, w: Window, now: number) {
   });
 }
 
-export function timeseries(db: Db, siteId: string, w: Window, interval: Interval) {
-  return answer(db, siteId, w, async (tx, { days, summaryDays }) => {
-    const money: Money[] = [];
-    const buckets = periods(w, interval).map(({ period, days: idx }) => {
-      const t = total(days, idx);
-      const receipts = t.money('receipts');
-      const refunds = t.money('refunds');
-      const costs = t.money('costs');
-      money.push(receipts, refunds, costs);
-      // Unobserved: no record of any family and no summary on any of its days — distinct
-      // from a day whose records add up to zero.
-      const observed = idx.some((i) => summaryDays.has(i) || days[i]!.hasRecords());
-      return {
-        start: new Date(period.from).toISOString(),
-        end: new Date(period.to).toISOString(),
-        label: period.label,
-        observed,
-        visits: t.count('visits'),
-        registrations: t.count('registrations'),
-        activations: t.count('activations'),
-        paid_orders: t.count('paid_orders'),
-        receipts,
-        refunds,
-        net_revenue: subtract(receipts, refunds),
-        costs,
-      };
-    });
-    return { data: { interval, buckets }, money };
-  }, TIMESERIES_METRICS);
+/** Timeseries has no reads of its own: the day figures, in one transaction. */
+export async function timeseries(db: Db, siteId: string, w: Window, interval: Interval) {
+  const { days, summaryDays, coverage, freshness } = await inSnapshot(db, (t) => loadDays(t, siteId, w, TIMESERIES_METRICS));
+  const money: Money[] = [];
+  const buckets = periods(w, interval).map(({ period, days: idx }) => {
+    const t = total(days, idx);
+    const receipts = t.money('receipts');
+    const refunds = t.money('refunds');
+    const costs = t.money('costs');
+    money.push(receipts, refunds, costs);
+    // Unobserved: no record of any family and no summary on any of its days — distinct
+    // from a day whose records add up to zero.
+    const observed = idx.some((i) => summaryDays.has(i) || days[i]!.hasRecords());
+    return {
+      start: new Date(period.from).toISOString(),
+      end: new Date(period.to).toISOString(),
+      label: period.label,
+      observed,
+      visits: t.count('visits'),
+      registrations: t.count('registrations'),
+      activations: t.count('activations'),
+      paid_orders: t.count('paid_orders'),
+      receipts,
+      refunds,
+      net_revenue: subtract(receipts, refunds),
+      costs,
+    };
+  });
+  return { data: { interval, buckets }, coverage, currencies: currenciesOf(money), freshness };
 }
 
 /** What timeseries reads per day, besides what every view does (PRESENCE_METRICS). */
 const TIMESERIES_METRICS = ['visits', 'registrations', 'activations', 'paid_orders', 'receipts', 'refunds', 'costs'];
 
 export function finance(db: Db, siteId: string, w: Window, now: number) {
-  return answer(db, siteId, w, async (tx, { totals: t }) => {
+  return answer(db, siteId, w, async (tx, days) => {
     const subs = await subscriptionState(tx, siteId, w, now);
+    const { totals: t } = await days;
     const receipts = t.money('receipts');
     const refunds = t.money('refunds');
     const net = subtract(receipts, refunds);
