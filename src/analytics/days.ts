@@ -87,10 +87,15 @@ export async function loadDays(db: Queryable, siteId: string, w: Window, dayMetr
     if (r.metric.startsWith('records:')) families.set(r.metric.slice('records:'.length), { records: r.value, first: r.first_at, last: r.last_at });
   }
 
+  // Counted before the fold, which adds summary figures to the days: for registrations and
+  // activations the raw records' presence and the summary's figure have the same name.
+  const rawDays = Object.fromEntries(
+    (Object.keys(SUMMARY_FOLD) as SummaryMetric[]).map((m) => [m, days.filter((d) => d.count(SUMMARY_FOLD[m].presence) > 0).length]),
+  ) as Record<SummaryMetric, number>;
   const { used, summaryDays, perMetric } = foldSummaries(w, days, totals, sums);
   const metrics = Object.fromEntries(
     (Object.keys(SUMMARY_FOLD) as SummaryMetric[]).map((m) => {
-      const raw = days.filter((d) => d.count(SUMMARY_FOLD[m].presence) > 0).length;
+      const raw = rawDays[m];
       const summary = perMetric[m].size;
       const source = raw && summary ? 'raw+summaries' : summary ? 'summaries' : raw ? 'raw' : 'none';
       return [m, { source, raw_days: raw, summary_days: summary }];

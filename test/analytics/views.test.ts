@@ -292,6 +292,25 @@ describe('analytics views', () => {
     assert.deepEqual([r.data.visits, r.data.visitors, r.data.registrations], [2, 2, 1]);
   });
 
+  test('a day a summary stands in for counts as a summary day, not a raw one, whatever the metric', async () => {
+    // Registrations: the presence of raw records and the summary's figure share one name.
+    const other = await ingestSite(app);
+    const otherKey = await createCredential(app.url, other.account, other.siteId, 'read', ['analytics:read']);
+    await ingest(app, other, 'events', 'ev', [{ event_id: 'r1', event_type: 'registration_completed', occurred_at: '2026-11-02T03:05:00Z', external_user_id: 'u1' }]);
+    await ingest(app, other, 'summaries', 'sum', [
+      // UTC 11-05 has no raw registration: used.
+      { summary_id: 's1', metric: 'registrations', period_start: '2026-11-05T00:00:00Z', period_end: '2026-11-06T00:00:00Z', value: 7, unit: 'count', definition_version: 'v1', dimensions: {}, occurred_at: '2026-11-06T00:00:00Z' },
+      // UTC 11-02 has one: not used.
+      { summary_id: 's2', metric: 'registrations', period_start: '2026-11-02T00:00:00Z', period_end: '2026-11-03T00:00:00Z', value: 5, unit: 'count', definition_version: 'v1', dimensions: {}, occurred_at: '2026-11-06T00:00:00Z' },
+    ]);
+    await waitForRollups(app, other.siteId);
+    const r = await view(app, other.siteId, 'overview', otherKey, { ...WINDOW, tz: ZONES.utc });
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.body.data.registrations, 8);
+    assert.deepEqual(r.body.coverage.metrics.registrations, { source: 'raw+summaries', raw_days: 1, summary_days: 1 });
+    assert.deepEqual(r.body.coverage.summaries, { used: 1, unused: 1 });
+  });
+
   test('a revision that moves a record refolds both its old and its new hour', async () => {
     await ingest(app, site, 'events', 'ev-move', [{ ...EVENTS[9], revision: 2, occurred_at: '2026-11-12T10:00:00Z' }]);
     await waitForRollups(app, site.siteId);
