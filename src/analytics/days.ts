@@ -76,7 +76,7 @@ export const PRESENCE_METRICS: readonly string[] = [...new Set([...RESOURCES.map
 export async function loadDays(db: Queryable, siteId: string, w: Window, dayMetrics: readonly string[] = []): Promise<DayData> {
   const window = await series(db, siteId, rangeArrays([{ from: w.from, to: w.to, group: 0 }]), null);
   const read = [...new Set([...PRESENCE_METRICS, ...dayMetrics])];
-  const days = w.days.every((d) => d.from % HOUR === 0) && w.to % HOUR === 0 ? await daysFromHours(db, siteId, w, read) : await daysFromRanges(db, siteId, w, read);
+  const days = w.days.every((d) => d.from % HOUR === 0) && w.to % HOUR === 0 ? await daysFromHours(db, siteId, w, read, dayMetrics) : await daysFromRanges(db, siteId, w, read);
   const sums = await summaries(db, siteId, w.from, w.to);
   const fresh = await loadFreshness(db, siteId);
 
@@ -129,12 +129,14 @@ export async function loadDays(db: Queryable, siteId: string, w: Window, dayMetr
 
 /**
  * Local days of a zone whose days start on whole hours, from one row per UTC day and metric:
- * each hourly value goes to the local day containing that hour.
+ * each hourly value goes to the local day containing that hour. Metrics outside `values` are
+ * read for presence: their figure on a day is how many of its hours have data, > 0 exactly
+ * when the day has data, which is all coverage and the summary fold ask of them.
  */
-async function daysFromHours(db: Queryable, siteId: string, w: Window, metrics: readonly string[]): Promise<Figures[]> {
+async function daysFromHours(db: Queryable, siteId: string, w: Window, metrics: readonly string[], values: readonly string[]): Promise<Figures[]> {
   const days = w.days.map(() => new Figures());
   const starts = w.days.map((d) => d.from);
-  for (const [bucket, metric, dim, currency, hours] of await dayHours(db, siteId, Math.floor(w.from / DAY) * DAY, Math.ceil(w.to / DAY) * DAY, metrics)) {
+  for (const [bucket, metric, dim, currency, hours] of await dayHours(db, siteId, Math.floor(w.from / DAY) * DAY, Math.ceil(w.to / DAY) * DAY, metrics, values)) {
     // A UTC day meets at most a few local days: add each one's share once, not hour by hour.
     let day = -1;
     let sum = 0;

@@ -86,13 +86,21 @@ export function series(db: Queryable, siteId: string, r: RangeArrays, metrics: r
 /** [UTC day start (epoch ms), metric, dim, currency, 24 hourly values] */
 export type DayHours = [number, string, string, string, number[]];
 
-/** Site totals of these metrics on whole UTC days with their hourly values; `from`, `to` are UTC midnights. */
-export async function dayHours(db: Queryable, siteId: string, from: number, to: number, metrics: readonly string[]): Promise<DayHours[]> {
-  const { rows } = await db.one<{ rows: string }>(q.dayHours, { siteId, from: iso(from), to: iso(to), metrics });
+const NO_ZEROS: ReadonlySet<number> = new Set();
+
+/**
+ * Site totals of these metrics on whole UTC days with their hourly values; `from`, `to` are
+ * UTC midnights. Metrics not in `values` are read for presence only: their hours are 1 where
+ * the metric has data and 0 where it has none.
+ */
+export async function dayHours(db: Queryable, siteId: string, from: number, to: number, metrics: readonly string[], values: readonly string[]): Promise<DayHours[]> {
+  const { rows } = await db.one<{ rows: string }>(q.dayHours, { siteId, from: iso(from), to: iso(to), metrics, values });
   if (!rows) return [];
   return rows.split('\n').map((line) => {
     const [bucket, metric, dim, currency, hours] = line.split('|') as [string, string, string, string, string];
-    return [Number(bucket), metric, dim, currency, hours.slice(1, -1).split(',').map(Number)];
+    if (hours[0] !== 'z') return [Number(bucket), metric, dim, currency, hours.slice(1, -1).split(',').map(Number)];
+    const zeros = hours.length > 3 ? new Set(hours.slice(2, -1).split(',').map(Number)) : NO_ZEROS;
+    return [Number(bucket), metric, dim, currency, Array.from({ length: 24 }, (_, i) => (zeros.has(i + 1) ? 0 : 1))];
   });
 }
 
