@@ -112,7 +112,8 @@ export class UsageScanner {
     }
     this.size += chunk.length - start;
     if (this.size > MAX_OBJECT) this.parts = null;
-    else this.parts!.push(chunk.subarray(start));
+    // A copy: the caller may reuse the chunk's memory for its next read.
+    else this.parts!.push(Buffer.from(chunk.subarray(start)));
     return chunk.length;
   }
 

@@ -38,6 +38,16 @@ test('the usage scanner finds a stream\'s usage object across any read boundarie
       const scanner = new UsageScanner(usage);
       for (const part of [bytes.subarray(0, a), bytes.subarray(a, b), bytes.subarray(b)]) scanner.push(part);
       assert.deepEqual(usage, expected, `reads cut at ${a} and ${b}`);
+      // The relay joins each read into one reused buffer: the scanner must keep copies.
+      const reused = Buffer.alloc(bytes.length);
+      const again = noUsage();
+      const rescanner = new UsageScanner(again);
+      for (const part of [bytes.subarray(0, a), bytes.subarray(a, b), bytes.subarray(b)]) {
+        part.copy(reused);
+        rescanner.push(reused.subarray(0, part.length));
+        reused.fill('}');
+      }
+      assert.deepEqual(again, expected, `reads cut at ${a} and ${b}, one reused buffer`);
     }
   }
   const none = noUsage();
