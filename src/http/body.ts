@@ -43,7 +43,8 @@ export function readBody(
         reject(new HttpError('payload_too_large', { detail: `body exceeds ${opts.limit} bytes` }));
         return;
       }
-      chunks.push(Buffer.from(chunk.slice(0)));
+      // Copied into Buffer's shared pool (small bodies), not into a fresh ArrayBuffer each.
+      chunks.push(Buffer.from(new Uint8Array(chunk)));
       if (isLast) {
         settled = true;
         clearTimeout(timer);
