@@ -5,7 +5,8 @@ import { JOBS } from '../../src/queues/catalog.ts';
 import { insertChannel } from '../../src/relay/repo.ts';
 import { createCredential } from '../helpers/fixtures.ts';
 import { startFakeModel, type FakeModel, type Scripted } from './fake-model.ts';
-import { eventually, geoFixture, type GeoFixture } from './setup.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { geoFixture, type GeoFixture } from './setup.ts';
 
 const P1 = 'What is the best AI writing tool?';
 const P2 = 'How do I write a blog post faster?';

@@ -24,14 +24,3 @@ export async function geoFixture(opts: { workers?: readonly string[]; env?: Reco
     geo: (method, path, o = {}) => call(app.url, method, `/api/v1/sites/${siteId}/geo/${path}`, { session: account.session, ...o }),
   };
 }
-
-/** Polls until `fn` returns a value other than undefined, or fails after `ms`. */
-export async function eventually<T>(fn: () => Promise<T | undefined>, ms = 10_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import OpenAI from 'openai';
 import { CACHED_TOKENS, deltas, type FakeUpstream } from './fake-upstream.ts';
-import { eventually, relayFixture, type RelayFixture } from './setup.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { relayFixture, type RelayFixture } from './setup.ts';
 
 // Both protocols natively (gpt-native, the embedding model), a chat-only provider
 // (chat-only, chat-breaks) and a Responses-only one (responses-only, responses-breaks), so

@@ -3,7 +3,8 @@ import http from 'node:http';
 import { once } from 'node:events';
 import { after, before, test } from 'node:test';
 import type { FakeUpstream, StreamStats } from './fake-upstream.ts';
-import { eventually, relayFixture, type RelayFixture } from './setup.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { relayFixture, type RelayFixture } from './setup.ts';
 
 let fx: RelayFixture;
 let big: FakeUpstream;
