@@ -69,12 +69,8 @@ export class ChatToResponsesStream implements StreamConverter {
   /** One upstream `data:` payload. */
   push(data: string): string {
     if (this.ended || data === '[DONE]') return '';
-    let chunk: ChatChunk;
-    try {
-      chunk = JSON.parse(data) as ChatChunk;
-    } catch {
-      return '';
-    }
+    const chunk = frameJson<ChatChunk>(data);
+    if (!chunk) return '';
     if (chunk.error) {
       this.upstreamError = { code: chunk.error.code ?? 'server_error', message: chunk.error.message ?? 'the upstream provider reported an error' };
       return '';
@@ -212,12 +208,8 @@ export class ResponsesToChatStream implements StreamConverter {
 
   push(data: string): string {
     if (this.ended) return '';
-    let event: ResponsesEvent;
-    try {
-      event = JSON.parse(data) as ResponsesEvent;
-    } catch {
-      return '';
-    }
+    const event = frameJson<ResponsesEvent>(data);
+    if (!event) return '';
     switch (event.type) {
       case 'response.output_text.delta':
         return event.delta ? this.chunk({ content: event.delta }) : '';
@@ -282,5 +274,14 @@ export class ResponsesToChatStream implements StreamConverter {
   private chunk(delta: Json, finish: string | null = null): string {
     const usage = this.seed.includeUsage ? { usage: null } : {};
     return sseFrame(null, { ...this.head(), choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...usage });
+  }
+}
+
+/** A frame's JSON payload; null for one that is not JSON (a keep-alive or a provider's oddity), which is skipped. */
+function frameJson<T>(data: string): T | null {
+  try {
+    return JSON.parse(data) as T;
+  } catch {
+    return null;
   }
 }
