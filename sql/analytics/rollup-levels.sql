@@ -2,7 +2,8 @@
 -- Rebuilds the coarser buckets containing them, each from the next finer grain: the hours
 -- from quarter hours, their 4-hour buckets and their UTC days from hours (days carry the hourly
 -- values), their UTC months from days. Sums for
--- analytics_counts, unions (bit_or) for analytics_sets. Delete and insert: idempotent.
+-- analytics_counts, unions (bit_or) for analytics_sets, and the UTC days' hours with data
+-- per metric (analytics_presence) from the hours. Delete and insert: idempotent.
 -- LATERAL ... OFFSET 0: one primary-key range scan per bucket (see rollup-counts.sql), and per
 -- per_source value: with `per_source IN (false, true)` the planner may filter per_source
 -- instead of seeking it, and then every bucket scans all of the site's finer rows.
@@ -37,6 +38,19 @@ FROM (SELECT DISTINCT date_trunc('day', hour, 'UTC') AS day FROM unnest(${hours}
 CROSS JOIN (VALUES (false), (true)) AS p(per_source)
 CROSS JOIN LATERAL (SELECT * FROM analytics_counts x WHERE x.site_id = ${siteId} AND x.grain = 'h' AND x.per_source = p.per_source AND x.bucket >= d.day AND x.bucket < d.day + interval '24 hours' OFFSET 0) c
 GROUP BY d.day, c.per_source, c.metric, c.channel, c.campaign_id, c.dim, c.currency;
+
+DELETE FROM analytics_presence p USING (SELECT DISTINCT date_trunc('day', hour, 'UTC') AS day FROM unnest(${hours}::timestamptz[]) AS hour) d
+WHERE p.site_id = ${siteId} AND p.day = d.day;
+INSERT INTO analytics_presence (site_id, day, metrics, hours)
+SELECT ${siteId}, m.day, array_agg(m.metric ORDER BY m.metric), array_agg(m.mask ORDER BY m.metric)
+FROM (
+  SELECT d.day, c.metric, bit_or(1 << extract(hour FROM c.bucket AT TIME ZONE 'UTC')::int) AS mask
+  FROM (SELECT DISTINCT date_trunc('day', hour, 'UTC') AS day FROM unnest(${hours}::timestamptz[]) AS hour) d
+  CROSS JOIN LATERAL (SELECT * FROM analytics_counts x WHERE x.site_id = ${siteId} AND x.grain = 'h' AND x.per_source = false AND x.bucket >= d.day AND x.bucket < d.day + interval '24 hours' OFFSET 0) c
+  WHERE c.value <> 0
+  GROUP BY d.day, c.metric
+) m
+GROUP BY m.day;
 
 DELETE FROM analytics_counts c USING (SELECT DISTINCT date_trunc('month', hour, 'UTC') AS month FROM unnest(${hours}::timestamptz[]) AS hour) m
 WHERE c.site_id = ${siteId} AND c.grain = 'm' AND c.per_source IN (false, true) AND c.bucket = m.month;

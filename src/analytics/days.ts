@@ -2,7 +2,7 @@ import { RESOURCES, type Resource } from '../auth/scopes.ts';
 import { rangeArrays } from './cover.ts';
 import { Figures } from './figures.ts';
 import { DAY, HOUR } from './calendar.ts';
-import { dayHours, freshness as loadFreshness, series, summaries, type Queryable, type SummaryRow } from './repo.ts';
+import { dayHours, dayPresence, freshness as loadFreshness, series, summaries, type Queryable, type SummaryRow } from './repo.ts';
 import type { Window } from './window.ts';
 
 /**
@@ -75,8 +75,9 @@ export const PRESENCE_METRICS: readonly string[] = [...new Set([...RESOURCES.map
  */
 export async function loadDays(db: Queryable, siteId: string, w: Window, dayMetrics: readonly string[] = []): Promise<DayData> {
   const window = await series(db, siteId, rangeArrays([{ from: w.from, to: w.to, group: 0 }]), null);
-  const read = [...new Set([...PRESENCE_METRICS, ...dayMetrics])];
-  const days = w.days.every((d) => d.from % HOUR === 0) && w.to % HOUR === 0 ? await daysFromHours(db, siteId, w, read, dayMetrics) : await daysFromRanges(db, siteId, w, read);
+  const days = w.days.every((d) => d.from % HOUR === 0) && w.to % HOUR === 0
+    ? await daysFromHours(db, siteId, w, PRESENCE_METRICS.filter((m) => !dayMetrics.includes(m)), dayMetrics)
+    : await daysFromRanges(db, siteId, w, [...new Set([...PRESENCE_METRICS, ...dayMetrics])]);
   const sums = await summaries(db, siteId, w.from, w.to);
   const fresh = await loadFreshness(db, siteId);
 
@@ -128,30 +129,51 @@ export async function loadDays(db: Queryable, siteId: string, w: Window, dayMetr
 }
 
 /**
- * Local days of a zone whose days start on whole hours, from one row per UTC day and metric:
- * each hourly value goes to the local day containing that hour. Metrics outside `values` are
- * read for presence: their figure on a day is how many of its hours have data, > 0 exactly
- * when the day has data, which is all coverage and the summary fold ask of them.
+ * Local days of a zone whose days start on whole hours, from UTC days: each hour goes to the
+ * local day containing it. Metrics in `values` are summed from their hourly values. Those in
+ * `presence` are read from the days' hour bitmasks: their figure on a day is how many of its
+ * hours have data, > 0 exactly when the day has data, which is all coverage and the summary
+ * fold ask of them.
  */
-async function daysFromHours(db: Queryable, siteId: string, w: Window, metrics: readonly string[], values: readonly string[]): Promise<Figures[]> {
+async function daysFromHours(db: Queryable, siteId: string, w: Window, presence: readonly string[], values: readonly string[]): Promise<Figures[]> {
   const days = w.days.map(() => new Figures());
   const starts = w.days.map((d) => d.from);
-  for (const [bucket, metric, dim, currency, hours] of await dayHours(db, siteId, Math.floor(w.from / DAY) * DAY, Math.ceil(w.to / DAY) * DAY, metrics, values)) {
-    // A UTC day meets at most a few local days: add each one's share once, not hour by hour.
+  const from = Math.floor(w.from / DAY) * DAY;
+  const to = Math.ceil(w.to / DAY) * DAY;
+  // The local day of each hour read, -1 outside the window.
+  const dayOfHour = Array.from({ length: (to - from) / HOUR }, (_, h) => {
+    const t = from + h * HOUR;
+    return t < w.from || t >= w.to ? -1 : lastAtOrBefore(starts, t);
+  });
+  // A UTC day meets at most a few local days: add each one's share once, not hour by hour.
+  const spread = (utcDay: number, at: (hour: number) => number, add: (day: number, sum: number) => void) => {
+    const base = (utcDay - from) / HOUR;
     let day = -1;
     let sum = 0;
-    hours.forEach((value, i) => {
-      const t = bucket + i * HOUR;
-      if (value === 0 || t < w.from || t >= w.to) return;
-      const d = lastAtOrBefore(starts, t);
+    for (let i = 0; i < 24; i++) {
+      const value = at(i);
+      const d = dayOfHour[base + i]!;
+      if (value === 0 || d < 0) continue;
       if (d !== day) {
-        if (sum !== 0) days[day]!.add(metric, dim, currency, sum);
+        if (sum !== 0) add(day, sum);
         day = d;
         sum = 0;
       }
       sum += value;
+    }
+    if (sum !== 0) add(day, sum);
+  };
+  if (values.length > 0) {
+    for (const [utcDay, metric, dim, currency, hours] of await dayHours(db, siteId, from, to, values)) {
+      spread(utcDay, (i) => hours[i]!, (d, sum) => days[d]!.add(metric, dim, currency, sum));
+    }
+  }
+  const wanted = new Set(presence);
+  for (const { day: utcDay, metrics, hours } of await dayPresence(db, siteId, from, to)) {
+    metrics.forEach((metric, k) => {
+      const mask = hours[k]!;
+      if (wanted.has(metric)) spread(utcDay, (i) => (mask >>> i) & 1, (d, n) => days[d]!.add(metric, '', '', n));
     });
-    if (sum !== 0) days[day]!.add(metric, dim, currency, sum);
   }
   return days;
 }

@@ -16,6 +16,7 @@ const q = {
   dirtySites: sqlFile('analytics/dirty-sites.sql'),
   series: sqlFile('analytics/series.sql'),
   dayHours: sqlFile('analytics/day-hours.sql'),
+  dayPresence: sqlFile('analytics/day-presence.sql'),
   sources: sqlFile('analytics/sources.sql'),
   distinctUsers: sqlFile('analytics/distinct-users.sql'),
   funnel: sqlFile('analytics/funnel.sql'),
@@ -86,21 +87,30 @@ export function series(db: Queryable, siteId: string, r: RangeArrays, metrics: r
 /** [UTC day start (epoch ms), metric, dim, currency, 24 hourly values] */
 export type DayHours = [number, string, string, string, number[]];
 
-const NO_ZEROS: ReadonlySet<number> = new Set();
-
-/**
- * Site totals of these metrics on whole UTC days with their hourly values; `from`, `to` are
- * UTC midnights. Metrics not in `values` are read for presence only: their hours are 1 where
- * the metric has data and 0 where it has none.
- */
-export async function dayHours(db: Queryable, siteId: string, from: number, to: number, metrics: readonly string[], values: readonly string[]): Promise<DayHours[]> {
-  const { rows } = await db.one<{ rows: string }>(q.dayHours, { siteId, from: iso(from), to: iso(to), metrics, values });
+/** Site totals of these metrics on whole UTC days with their hourly values; `from`, `to` are UTC midnights. */
+export async function dayHours(db: Queryable, siteId: string, from: number, to: number, metrics: readonly string[]): Promise<DayHours[]> {
+  const { rows } = await db.one<{ rows: string }>(q.dayHours, { siteId, from: iso(from), to: iso(to), metrics });
   if (!rows) return [];
   return rows.split('\n').map((line) => {
     const [bucket, metric, dim, currency, hours] = line.split('|') as [string, string, string, string, string];
-    if (hours[0] !== 'z') return [Number(bucket), metric, dim, currency, hours.slice(1, -1).split(',').map(Number)];
-    const zeros = hours.length > 3 ? new Set(hours.slice(2, -1).split(',').map(Number)) : NO_ZEROS;
-    return [Number(bucket), metric, dim, currency, Array.from({ length: 24 }, (_, i) => (zeros.has(i + 1) ? 0 : 1))];
+    return [Number(bucket), metric, dim, currency, hours.slice(1, -1).split(',').map(Number)];
+  });
+}
+
+/** A UTC day with data: its start (epoch ms), its metrics and, for each, a bitmask of its hours with data. */
+export interface DayPresence {
+  day: number;
+  metrics: string[];
+  hours: number[];
+}
+
+/** The hours with data per metric of the UTC days in [from, to) (UTC midnights) that have any. */
+export async function dayPresence(db: Queryable, siteId: string, from: number, to: number): Promise<DayPresence[]> {
+  const { rows } = await db.one<{ rows: string }>(q.dayPresence, { siteId, from: iso(from), to: iso(to) });
+  if (!rows) return [];
+  return rows.split('\n').map((line) => {
+    const [day, metrics, hours] = line.split('|') as [string, string, string];
+    return { day: Number(day), metrics: metrics.split(','), hours: hours.split(',').map(Number) };
   });
 }
 

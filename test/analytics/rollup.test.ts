@@ -9,10 +9,11 @@ import { ingestSite, type IngestSite } from '../ingest/fixtures.ts';
 import { ingest, waitForRollups } from './fixtures.ts';
 
 const snapshot = (app: TestApp, siteId: string) =>
-  app.db.one<{ counts: string; sets: string }>(
+  app.db.one<{ counts: string; sets: string; presence: string }>(
     `SELECT
        (SELECT md5(string_agg(c::text, '|' ORDER BY grain, per_source, bucket, metric, channel, campaign_id, dim, currency)) FROM analytics_counts c WHERE site_id = $1) AS counts,
-       (SELECT md5(string_agg(grain || kind || bucket || chunk || md5(bits::text), '|' ORDER BY grain, bucket, kind, chunk)) FROM analytics_sets WHERE site_id = $1) AS sets`,
+       (SELECT md5(string_agg(grain || kind || bucket || chunk || md5(bits::text), '|' ORDER BY grain, bucket, kind, chunk)) FROM analytics_sets WHERE site_id = $1) AS sets,
+       (SELECT md5(string_agg(p::text, '|' ORDER BY day)) FROM analytics_presence p WHERE site_id = $1) AS presence`,
     [siteId],
   );
 
@@ -40,7 +41,7 @@ describe('rollup jobs', () => {
 
   test('concurrent and repeated recomputes of a site give the same rollups', async () => {
     const before = await snapshot(app, site.siteId);
-    assert.ok(before.counts && before.sets);
+    assert.ok(before.counts && before.sets && before.presence);
     await markAllDirty(app, site.siteId);
     const outcomes = await Promise.all([rollupSite(app.db, site.siteId), rollupSite(app.db, site.siteId), rollupSite(app.db, site.siteId)]);
     // The advisory lock makes them queue: one drains the 25 hours (40 events 37 minutes apart), the others find none.

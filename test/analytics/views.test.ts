@@ -316,6 +316,10 @@ describe('analytics views', () => {
     await waitForRollups(app, site.siteId);
     const sh = await get('timeseries', ZONES.sh);
     assert.deepEqual(sh.data.buckets.filter((b: any) => ['2026-11-03', '2026-11-12'].includes(b.label)).map((b: any) => [b.label, b.visits]), [['2026-11-03', 1], ['2026-11-12', 1]]);
+    // Days with events: Shanghai's 11-03 keeps e8 and e9 and 11-12 is new (5 → 6); UTC's 11-03
+    // had only e10 and loses it as 11-12 gains it (5 → 5).
+    assert.equal(sh.coverage.families.events.days_with_data, 6);
+    assert.equal((await get('overview', ZONES.utc)).coverage.families.events.days_with_data, 5);
   });
 
   test('finance needs finance:read; the other views analytics:read', async () => {
