@@ -10,6 +10,8 @@
 --   receipts, refunds      succeeded payments, succeeded refunds: amount per currency
 --   costs, expenses        amount per currency, dim = category, cost_scope
 --   observations           dim = status
+--   new_subscriptions      first starts (analytics_subscription_starts), by started_at
+--   churned_subscriptions  subscriptions now cancelled or expired, by their latest occurred_at
 -- per_source rows split visits, registrations, activations by the event's own channel and
 -- campaign, paid_orders and revenue (receipts) by the user's first touch, spend (expenses) by
 -- campaign.
@@ -106,6 +108,14 @@ rows AS (
     ('records:observations'::text, false, ''::text, ''::text, ''::text, ''::text, 1::bigint),
     ('observations', false, '', '', b.status, '', 1)
   ) AS m(metric, per_source, channel, campaign_id, dim, currency, value)
+
+  UNION ALL
+  SELECT x.occurred_at, 'churned_subscriptions', false, '', '', '', '', 1
+  FROM h CROSS JOIN LATERAL (SELECT occurred_at FROM ingest_subscriptions x WHERE x.site_id = ${siteId} AND x.status IN ('cancelled', 'expired') AND x.occurred_at >= h.hour AND x.occurred_at < h.hour + interval '1 hour' OFFSET 0) x
+
+  UNION ALL
+  SELECT x.started_at, 'new_subscriptions', false, '', '', '', '', 1
+  FROM h CROSS JOIN LATERAL (SELECT started_at FROM analytics_subscription_starts x WHERE x.site_id = ${siteId} AND x.started_at >= h.hour AND x.started_at < h.hour + interval '1 hour' OFFSET 0) x
 
   UNION ALL
   SELECT r.occurred_at, 'records:' || r.family, false, '', '', '', '', 1

@@ -150,8 +150,8 @@ export function summaries(db: Queryable, siteId: string, from: number, to: numbe
   return db.any(q.summaries, { siteId, from: iso(from), to: iso(to) });
 }
 
-export function subscriptionFigures(db: Queryable, siteId: string, at: number, from: number, to: number): Promise<{ figure: 'mrr' | 'active' | 'new' | 'churned'; currency: string; value: number }[]> {
-  return db.many(q.subscriptions, { siteId, at: iso(at), from: iso(from), to: iso(to) });
+export function subscriptionFigures(db: Queryable, siteId: string, at: number): Promise<{ figure: 'mrr' | 'active'; currency: string; value: number }[]> {
+  return db.many(q.subscriptions, { siteId, at: iso(at) });
 }
 
 export function campaigns(db: Queryable, siteId: string): Promise<{ campaign_id: string; name: string; channel: string }[]> {

@@ -35,12 +35,13 @@ const whole = (w: Window): RangeArrays => rangeArrays([{ from: w.from, to: w.to,
 /** The instant subscription state is read at: the window's last moment, or now if earlier. */
 const stateInstant = (w: Window, now: number) => Math.min(w.to, now) - 1;
 
+/** MRR, ARR and active subscriptions at the window's state instant. */
 async function subscriptionState(db: Queryable, siteId: string, w: Window, now: number) {
-  const rows = await subscriptionFigures(db, siteId, stateInstant(w, now), w.from, w.to);
+  const rows = await subscriptionFigures(db, siteId, stateInstant(w, now));
   const f = new Figures();
   for (const r of rows) f.add(r.figure, '', r.currency, r.value);
   const mrr = f.money('mrr');
-  return { mrr, arr: scale(mrr, 12), active: f.count('active'), new: f.count('new'), churned: f.count('churned') };
+  return { mrr, arr: scale(mrr, 12), active: f.count('active') };
 }
 
 function uptime(t: Figures) {
@@ -128,7 +129,7 @@ export function finance(db: Db, siteId: string, w: Window, now: number) {
       margin: subtract(net, costs, expenses),
       mrr: subs.mrr,
       arr: subs.arr,
-      subscriptions: { active: subs.active, new: subs.new, churned: subs.churned },
+      subscriptions: { active: subs.active, new: t.count('new_subscriptions'), churned: t.count('churned_subscriptions') },
     };
     return { data, money: [receipts, refunds, costs, expenses, subs.mrr] };
   });

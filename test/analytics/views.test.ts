@@ -322,6 +322,19 @@ describe('analytics views', () => {
     assert.equal((await get('overview', ZONES.utc)).coverage.families.events.days_with_data, 5);
   });
 
+  test('a renewal keeps a subscription\'s first start; a correction to an earlier start moves it out of the window', async () => {
+    const sub1 = { subscription_id: 'sub1', external_user_id: 'u2', plan_id: 'pro', status: 'active', amount_minor: 2999, currency: 'USD' };
+    const newIn = async () => (await get('finance', ZONES.sh)).data.subscriptions.new;
+    assert.equal(await newIn(), 2);
+    await ingest(app, site, 'subscriptions', 'sub-renew', [{ ...sub1, revision: 2, period_start: '2026-12-02T05:00:00Z', period_end: '2027-01-02T05:00:00Z', occurred_at: '2026-11-20T00:00:00Z' }]);
+    await waitForRollups(app, site.siteId);
+    assert.equal(await newIn(), 2);
+    // It really began in October, before the window: its start hour on 11-02 is refolded without it.
+    await ingest(app, site, 'subscriptions', 'sub-fix', [{ ...sub1, revision: 3, period_start: '2026-10-02T05:00:00Z', period_end: '2026-11-02T05:00:00Z', occurred_at: '2026-11-20T01:00:00Z' }]);
+    await waitForRollups(app, site.siteId);
+    assert.equal(await newIn(), 1);
+  });
+
   test('finance needs finance:read; the other views analytics:read', async () => {
     const denied = await view(app, site.siteId, 'finance', analyticsOnly, WINDOW);
     assert.equal(denied.status, 403);
