@@ -150,8 +150,9 @@ export function summaries(db: Queryable, siteId: string, from: number, to: numbe
   return db.any(q.summaries, { siteId, from: iso(from), to: iso(to) });
 }
 
-export function subscriptionFigures(db: Queryable, siteId: string, at: number): Promise<{ figure: 'mrr' | 'active'; currency: string; value: number }[]> {
-  return db.many(q.subscriptions, { siteId, at: iso(at) });
+/** Per currency with any: MRR and active subscriptions at instant `at`. */
+export function subscriptionState(db: Queryable, siteId: string, at: number): Promise<{ currency: string; mrr: number; active: number }[]> {
+  return db.any(q.subscriptions, { siteId, at: iso(at) });
 }
 
 export function campaigns(db: Queryable, siteId: string): Promise<{ campaign_id: string; name: string; channel: string }[]> {

@@ -2,7 +2,7 @@ import type { Db } from '../db/connection.ts';
 import { cover, rangeArrays, type RangeArrays } from './cover.ts';
 import { loadDays, total, type Coverage, type DayData, type Freshness } from './days.ts';
 import { currenciesOf, Figures, ratio, scale, subtract, type Money } from './figures.ts';
-import { campaigns, distinctUsers, funnelSteps, retentionCells, sources, subscriptionFigures, type Queryable } from './repo.ts';
+import { campaigns, distinctUsers, funnelSteps, retentionCells, sources, subscriptionState, type Queryable } from './repo.ts';
 import { inSharedSnapshot, inSnapshot } from './snapshot.ts';
 import { periods, type Interval, type Window } from './window.ts';
 
@@ -36,12 +36,15 @@ const whole = (w: Window): RangeArrays => rangeArrays([{ from: w.from, to: w.to,
 const stateInstant = (w: Window, now: number) => Math.min(w.to, now) - 1;
 
 /** MRR, ARR and active subscriptions at the window's state instant. */
-async function subscriptionState(db: Queryable, siteId: string, w: Window, now: number) {
-  const rows = await subscriptionFigures(db, siteId, stateInstant(w, now));
+async function subscriptions(db: Queryable, siteId: string, w: Window, now: number) {
   const f = new Figures();
-  for (const r of rows) f.add(r.figure, '', r.currency, r.value);
+  let active = 0;
+  for (const r of await subscriptionState(db, siteId, stateInstant(w, now))) {
+    f.add('mrr', '', r.currency, r.mrr);
+    active += r.active;
+  }
   const mrr = f.money('mrr');
-  return { mrr, arr: scale(mrr, 12), active: f.count('active') };
+  return { mrr, arr: scale(mrr, 12), active };
 }
 
 function uptime(t: Figures) {
@@ -52,7 +55,7 @@ function uptime(t: Figures) {
 export function overview(db: Db, siteId: string, w: Window, now: number) {
   return answer(db, siteId, w, async (tx, days) => {
     const users = await distinctUsers(tx, siteId, ['visitors', 'active'], whole(w));
-    const subs = await subscriptionState(tx, siteId, w, now);
+    const subs = await subscriptions(tx, siteId, w, now);
     const { totals: t } = await days;
     const usersOf = (kind: string) => users.find((u) => u.kind === kind)?.users ?? 0;
     const receipts = t.money('receipts');
@@ -113,7 +116,7 @@ const TIMESERIES_METRICS = ['visits', 'registrations', 'activations', 'paid_orde
 
 export function finance(db: Db, siteId: string, w: Window, now: number) {
   return answer(db, siteId, w, async (tx, days) => {
-    const subs = await subscriptionState(tx, siteId, w, now);
+    const subs = await subscriptions(tx, siteId, w, now);
     const { totals: t } = await days;
     const receipts = t.money('receipts');
     const refunds = t.money('refunds');
