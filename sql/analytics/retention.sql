@@ -3,6 +3,8 @@
 -- Cohort w: users whose first registration_completed ever falls in week w (registered in w,
 -- in no earlier week, nor before the window). Returns per cohort w and week j >= w the cohort
 -- users active (usage or workflow_completed) in week j; the row j = w is the cohort's size.
+-- Only the user-id chunks with chunk % ${parts} = ${part}: chunks hold disjoint users, so the
+-- figures of all parts add up, and the parts can run on several connections at once.
 WITH wk AS (
   SELECT r.grp, s.kind, s.chunk, bit_or(s.bits) AS bits
   FROM unnest(${grains}::text[], ${los}::timestamptz[], ${his}::timestamptz[], ${groups}::int[]) AS r(grain, lo, hi, grp)
@@ -11,6 +13,7 @@ WITH wk AS (
     WHERE s.site_id = ${siteId} AND s.grain = r.grain AND s.bucket >= r.lo AND s.bucket < r.hi
       -- Activity before the window is never asked for.
       AND s.kind IN ('registered', CASE WHEN r.grp >= 0 THEN 'active' END)
+      AND s.chunk % ${parts}::int = ${part}::int
     OFFSET 0
   ) s
   GROUP BY r.grp, s.kind, s.chunk

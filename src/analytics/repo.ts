@@ -130,12 +130,18 @@ export function distinctUsers(db: Queryable, siteId: string, kinds: readonly str
   return db.any(q.distinctUsers, { siteId, kinds, ...r });
 }
 
-export function funnelSteps(db: Queryable, siteId: string, kinds: readonly string[], r: RangeArrays): Promise<{ step: number; users: number }[]> {
-  return db.many(q.funnel, { siteId, kinds, ...r });
+/** Which user-id chunks a distinct-user read covers: those with chunk % of = index. */
+export interface ChunkPart {
+  index: number;
+  of: number;
 }
 
-export function retentionCells(db: Queryable, siteId: string, r: RangeArrays): Promise<{ cohort: number; week: number; users: number }[]> {
-  return db.any(q.retention, { siteId, ...r });
+export function funnelSteps(db: Queryable, siteId: string, kinds: readonly string[], r: RangeArrays, part: ChunkPart): Promise<{ step: number; users: number }[]> {
+  return db.many(q.funnel, { siteId, kinds, ...r, part: part.index, parts: part.of });
+}
+
+export function retentionCells(db: Queryable, siteId: string, r: RangeArrays, part: ChunkPart): Promise<{ cohort: number; week: number; users: number }[]> {
+  return db.any(q.retention, { siteId, ...r, part: part.index, parts: part.of });
 }
 
 export interface SummaryRow {

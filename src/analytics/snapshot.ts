@@ -15,39 +15,58 @@ export function inSnapshot<T>(db: Db, read: (t: Queryable) => Promise<T>): Promi
   });
 }
 
-// A pair holds its first connection while it waits for its second. Letting at most half the
-// pool do so leaves the other half for second lanes (which wait for nothing), so pairs can
-// never take every connection and wait on each other.
-const gates = new WeakMap<Db, PQueue>();
+/** The most connections one read takes at once (inSharedSnapshot). */
+const MAX_LANES = 3;
 
-function gate(db: Db): PQueue {
+// A read holds its first connection while it waits for its others. Letting only as many reads
+// start as can all hold their every lane at once (pool ÷ lanes) means no read ever waits on
+// another read for a connection: no deadlock, whatever the mix of reads.
+const gates = new WeakMap<Db, { queue: PQueue; lanes: number }>();
+
+function gate(db: Db): { queue: PQueue; lanes: number } {
   let g = gates.get(db);
-  if (!g) gates.set(db, (g = new PQueue({ concurrency: Math.max(1, Math.floor((db.$pool.options.max ?? 10) / 2)) })));
+  if (!g) {
+    const pool = db.$pool.options.max ?? 10;
+    const lanes = Math.max(1, Math.min(MAX_LANES, pool));
+    gates.set(db, (g = { queue: new PQueue({ concurrency: Math.max(1, Math.floor(pool / lanes)) }), lanes }));
+  }
   return g;
 }
 
 /**
- * Two lanes of reads on two connections at once, both in the same snapshot: the first lane's
- * transaction exports its snapshot (pg_export_snapshot) and the second imports it before its
- * first query, so the two see exactly the same committed data, as one transaction would, in
- * the time of the slower lane instead of both. The second lane may await the first's result.
- * Settles once both lanes have ended (neither is left querying a released connection).
+ * Reads on several connections at once, all in one snapshot: the first lane's transaction
+ * exports its snapshot (pg_export_snapshot) and each other lane's imports it before its first
+ * query, so every lane sees exactly the same committed data, as one transaction would, in the
+ * time of the slowest lane instead of all of them. `read` gets `lanes` transactions, fewer on a
+ * pool too small for them (at least one), and must work with any number. Settles once every
+ * lane has ended: none is left querying a released connection.
  */
-export function inSharedSnapshot<A, B>(db: Db, first: (t: Queryable) => Promise<A>, second: (t: Queryable, a: Promise<A>) => Promise<B>): Promise<[A, B]> {
-  return gate(db).add(() =>
-    inSnapshot(db, async (ta) => {
-      const { snapshot } = await ta.one<{ snapshot: string }>('SELECT pg_export_snapshot() AS snapshot');
-      const a = first(ta);
-      const b = db.tx({ mode: READ_SNAPSHOT }, async (tb) => {
-        // Must precede every query of the transaction.
-        await tb.none('SET TRANSACTION SNAPSHOT $1', [snapshot]);
-        await applyTxSettings(tb);
-        return second(tb, a);
+export function inSharedSnapshot<T>(db: Db, lanes: number, read: (t: readonly Queryable[]) => Promise<T>): Promise<T> {
+  const g = gate(db);
+  return g.queue.add(() =>
+    inSnapshot(db, async (first) => {
+      const { snapshot } = await first.one<{ snapshot: string }>('SELECT pg_export_snapshot() AS snapshot');
+      let finish!: () => void;
+      const finished = new Promise<void>((resolve) => (finish = resolve));
+      const others = Array.from({ length: Math.min(lanes, g.lanes) - 1 }, () => {
+        let open!: (t: Queryable) => void;
+        const opened = new Promise<Queryable>((resolve) => (open = resolve));
+        // Stays open, handed to `read`, until `read` has settled.
+        const ended = db.tx({ mode: READ_SNAPSHOT }, async (t) => {
+          // Must precede every query of the transaction.
+          await t.none('SET TRANSACTION SNAPSHOT $1', [snapshot]);
+          await applyTxSettings(t);
+          open(t);
+          await finished;
+        });
+        return { opened: Promise.race([opened, ended.then((): never => { throw new Error('snapshot lane ended before it opened'); })]), ended };
       });
-      const [ra, rb] = await Promise.allSettled([a, b]);
-      if (ra.status === 'rejected') throw ra.reason;
-      if (rb.status === 'rejected') throw rb.reason;
-      return [ra.value, rb.value] as [A, B];
+      try {
+        return await read([first, ...(await Promise.all(others.map((o) => o.opened)))]);
+      } finally {
+        finish();
+        await Promise.allSettled(others.map((o) => o.ended));
+      }
     }),
-  ) as Promise<[A, B]>;
+  ) as Promise<T>;
 }

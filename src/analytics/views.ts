@@ -2,7 +2,7 @@ import type { Db } from '../db/connection.ts';
 import { cover, rangeArrays, type RangeArrays } from './cover.ts';
 import { loadDays, total, type Coverage, type DayData, type Freshness } from './days.ts';
 import { currenciesOf, Figures, ratio, scale, subtract, type Money } from './figures.ts';
-import { campaigns, distinctUsers, funnelSteps, retentionCells, sources, subscriptionState, type Queryable } from './repo.ts';
+import { campaigns, distinctUsers, funnelSteps, retentionCells, sources, subscriptionState, type ChunkPart, type Queryable } from './repo.ts';
 import { inSharedSnapshot, inSnapshot } from './snapshot.ts';
 import { periods, type Interval, type Window } from './window.ts';
 
@@ -21,14 +21,33 @@ interface ViewResult<D> {
 }
 
 /**
- * A view: its own reads (`compute`) on one connection while the day figures, coverage and
- * freshness are read on another, both in one snapshot (snapshot.ts), so data, coverage and
- * freshness agree with each other. `compute` awaits the day figures when it needs them.
+ * A view: its own reads (`compute`) on `lanes - 1` connections while the day figures, coverage
+ * and freshness are read on another, all in one snapshot (snapshot.ts), so data, coverage and
+ * freshness agree with each other. `compute` awaits the day figures when it needs them; on a
+ * pool too small for separate lanes it shares the day figures' connection.
  */
-async function answer<D>(db: Db, siteId: string, w: Window, compute: (t: Queryable, days: Promise<DayData>) => Promise<ViewResult<D>>): Promise<ViewAnswer<D>> {
-  const [days, { data, money }] = await inSharedSnapshot(db, (t) => loadDays(t, siteId, w), compute);
+async function answer<D>(db: Db, siteId: string, w: Window, compute: (t: readonly Queryable[], days: Promise<DayData>) => Promise<ViewResult<D>>, lanes = 2): Promise<ViewAnswer<D>> {
+  const [days, { data, money }] = await inSharedSnapshot(db, lanes, async ([first, ...rest]) => {
+    const days = loadDays(first!, siteId, w);
+    const [d, r] = await Promise.allSettled([days, compute(rest.length > 0 ? rest : [first!], days)]);
+    if (d.status === 'rejected') throw d.reason;
+    if (r.status === 'rejected') throw r.reason;
+    return [d.value, r.value] as const;
+  });
   return { data, coverage: days.coverage, currencies: currenciesOf(money), freshness: days.freshness };
 }
+
+/**
+ * A distinct-user read split by user-id chunk over every given connection at once; the parts
+ * hold disjoint users, so their rows add up. Retention and funnels spend their time OR-ing and
+ * AND-ing bitmaps, which splits evenly.
+ */
+async function inParts<R>(t: readonly Queryable[], read: (tx: Queryable, part: ChunkPart) => Promise<R[]>): Promise<R[]> {
+  return (await Promise.all(t.map((tx, index) => read(tx, { index, of: t.length })))).flat();
+}
+
+/** Lanes of the views whose own reads split by chunk: the day figures' and two parts. */
+const SPLIT_LANES = 3;
 
 const whole = (w: Window): RangeArrays => rangeArrays([{ from: w.from, to: w.to, group: 0 }]);
 
@@ -53,9 +72,9 @@ function uptime(t: Figures) {
 }
 
 export function overview(db: Db, siteId: string, w: Window, now: number) {
-  return answer(db, siteId, w, async (tx, days) => {
-    const users = await distinctUsers(tx, siteId, ['visitors', 'active'], whole(w));
-    const subs = await subscriptions(tx, siteId, w, now);
+  return answer(db, siteId, w, async ([tx], days) => {
+    const users = await distinctUsers(tx!, siteId, ['visitors', 'active'], whole(w));
+    const subs = await subscriptions(tx!, siteId, w, now);
     const { totals: t } = await days;
     const usersOf = (kind: string) => users.find((u) => u.kind === kind)?.users ?? 0;
     const receipts = t.money('receipts');
@@ -115,8 +134,8 @@ export async function timeseries(db: Db, siteId: string, w: Window, interval: In
 const TIMESERIES_METRICS = ['visits', 'registrations', 'activations', 'paid_orders', 'receipts', 'refunds', 'costs'];
 
 export function finance(db: Db, siteId: string, w: Window, now: number) {
-  return answer(db, siteId, w, async (tx, days) => {
-    const subs = await subscriptions(tx, siteId, w, now);
+  return answer(db, siteId, w, async ([tx], days) => {
+    const subs = await subscriptions(tx!, siteId, w, now);
     const { totals: t } = await days;
     const receipts = t.money('receipts');
     const refunds = t.money('refunds');
@@ -158,9 +177,9 @@ function presentSource(f: SourceFigures) {
 }
 
 export function acquisition(db: Db, siteId: string, w: Window) {
-  return answer(db, siteId, w, async (tx) => {
-    const rows = await sources(tx, siteId, whole(w));
-    const known = await campaigns(tx, siteId);
+  return answer(db, siteId, w, async ([tx]) => {
+    const rows = await sources(tx!, siteId, whole(w));
+    const known = await campaigns(tx!, siteId);
     const campaignOf = new Map(known.map((c) => [c.campaign_id, c]));
     const byChannel = new Map<string | null, SourceFigures>();
     const byCampaign = new Map<string, SourceFigures>();
@@ -196,23 +215,23 @@ const FUNNEL = [
 ] as const;
 
 export function funnel(db: Db, siteId: string, w: Window) {
-  return answer(db, siteId, w, async (tx) => {
-    const rows = await funnelSteps(tx, siteId, FUNNEL.map((s) => s.kind), whole(w));
-    const users = FUNNEL.map((_, i) => rows.find((r) => r.step === i + 1)?.users ?? 0);
+  return answer(db, siteId, w, async (t) => {
+    const rows = await inParts(t, (tx, part) => funnelSteps(tx, siteId, FUNNEL.map((s) => s.kind), whole(w), part));
+    const users = FUNNEL.map((_, i) => rows.reduce((n, r) => (r.step === i + 1 ? n + r.users : n), 0));
     const steps = FUNNEL.map((s, i) => ({
       step: s.step,
       users: users[i]!,
       conversion_from_previous: i === 0 ? null : ratio(users[i]!, users[i - 1]!),
     }));
     return { data: { steps, overall_conversion: ratio(users.at(-1)!, users[0]!) }, money: [] };
-  });
+  }, SPLIT_LANES);
 }
 
 /** 0001-01-01, the earliest timestamp ingest accepts: where "before the window" starts. */
 const BEGINNING = new Date(0).setUTCFullYear(1, 0, 1);
 
 export function retention(db: Db, siteId: string, w: Window) {
-  return answer(db, siteId, w, async (tx) => {
+  return answer(db, siteId, w, async (t) => {
     const weeks = periods(w, 'week').map((p) => p.period);
     const ranges = rangeArrays(weeks.map((p, i) => ({ from: p.from, to: p.to, group: i })));
     // Group -1, everything before the window: whole months from the beginning, then the rest.
@@ -224,8 +243,12 @@ export function retention(db: Db, siteId: string, w: Window) {
       ranges.his.push(new Date(c.hi).toISOString());
       ranges.groups.push(-1);
     }
-    const cells = await retentionCells(tx, siteId, ranges);
-    const cell = (cohort: number, week: number) => cells.find((c) => c.cohort === cohort && c.week === week)?.users ?? 0;
+    const cells = new Map<string, number>();
+    for (const c of await inParts(t, (tx, part) => retentionCells(tx, siteId, ranges, part))) {
+      const k = `${c.cohort}:${c.week}`;
+      cells.set(k, (cells.get(k) ?? 0) + c.users);
+    }
+    const cell = (cohort: number, week: number) => cells.get(`${cohort}:${week}`) ?? 0;
     const cohorts = weeks.map((p, i) => {
       const size = cell(i, i);
       return {
@@ -240,5 +263,5 @@ export function retention(db: Db, siteId: string, w: Window) {
       };
     });
     return { data: { cohorts }, money: [] };
-  });
+  }, SPLIT_LANES);
 }

@@ -15,7 +15,7 @@ after(() => svc.cleanup());
 /** What one lane sees: its snapshot and the rows committed in it, read after a pause. */
 const look = (t: { one: Db['one'] }) => t.one<{ snap: string; n: number }>('SELECT pg_sleep(0.02), pg_current_snapshot()::text AS snap, (SELECT count(*) FROM ticks)::int AS n');
 
-test('the two lanes read one snapshot while other sessions keep committing', async () => {
+test('every lane reads one snapshot while other sessions keep committing', async () => {
   const db = createDb({ url: svc.config.DATABASE_URL, poolSize: 4, applicationName: 'radar-test-lanes' });
   let writing = true;
   const writer = (async () => {
@@ -24,12 +24,12 @@ test('the two lanes read one snapshot while other sessions keep committing', asy
   try {
     const before = await svc.db.one<{ n: number }>('SELECT count(*)::int AS n FROM ticks');
     for (let i = 0; i < 10; i++) {
-      const [a, b] = await inSharedSnapshot(db, look, (t) => look(t));
-      assert.equal(b.snap, a.snap);
-      assert.equal(b.n, a.n);
+      const seen = await inSharedSnapshot(db, 3, (t) => Promise.all(t.map(look)));
+      assert.equal(seen.length, 3);
+      for (const s of seen) assert.deepEqual(s, seen[0]);
     }
     const later = await svc.db.one<{ n: number }>('SELECT count(*)::int AS n FROM ticks');
-    // The writer committed all along, so two independent snapshots would have differed.
+    // The writer committed all along, so independent snapshots would have differed.
     assert.ok(later.n - before.n > 10, `only ${later.n - before.n} commits meanwhile`);
   } finally {
     writing = false;
@@ -38,31 +38,36 @@ test('the two lanes read one snapshot while other sessions keep committing', asy
   }
 });
 
-test('many pairs at once on a small pool all finish: pairs never hold every connection', async () => {
-  const db = createDb({ url: svc.config.DATABASE_URL, poolSize: 2, applicationName: 'radar-test-lanes' });
-  try {
-    const pairs = await Promise.all(Array.from({ length: 8 }, () => inSharedSnapshot(db, look, (t) => look(t))));
-    for (const [a, b] of pairs) assert.equal(b.snap, a.snap);
-  } finally {
-    await db.$pool.end();
+test('many reads at once on a small pool all finish, with as many lanes as the pool allows', async () => {
+  for (const poolSize of [2, 3]) {
+    const db = createDb({ url: svc.config.DATABASE_URL, poolSize, applicationName: 'radar-test-lanes' });
+    try {
+      const reads = await Promise.all(Array.from({ length: 8 }, () => inSharedSnapshot(db, 3, (t) => Promise.all(t.map(look)))));
+      for (const seen of reads) {
+        assert.equal(seen.length, Math.min(3, poolSize));
+        for (const s of seen) assert.equal(s.snap, seen[0]!.snap);
+      }
+    } finally {
+      await db.$pool.end();
+    }
   }
 });
 
-test('a failing lane fails the pair, after both lanes have ended', async () => {
+test('a failing lane fails the read, after every lane has ended', async () => {
   const db = createDb({ url: svc.config.DATABASE_URL, poolSize: 2, applicationName: 'radar-test-lanes' });
   try {
-    let secondEnded = false;
+    let slowEnded = false;
     await assert.rejects(
-      inSharedSnapshot(db, async (t) => {
-        await t.one('SELECT pg_sleep(0.1)');
-        return t.one('SELECT * FROM no_such_table');
-      }, async (t) => {
-        await look(t);
-        secondEnded = true;
-      }),
+      inSharedSnapshot(db, 2, ([fast, slow]) => Promise.all([
+        fast!.one('SELECT * FROM no_such_table'),
+        (async () => {
+          await slow!.one('SELECT pg_sleep(0.2)');
+          slowEnded = true;
+        })(),
+      ])),
       /no_such_table/,
     );
-    assert.ok(secondEnded);
+    assert.ok(slowEnded);
     // Both connections went back to the pool in a usable state.
     assert.deepEqual(await Promise.all([db.one('SELECT 1 AS x'), db.one('SELECT 2 AS x')]), [{ x: 1 }, { x: 2 }]);
   } finally {

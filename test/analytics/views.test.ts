@@ -284,6 +284,41 @@ describe('analytics views', () => {
     ]);
   });
 
+  test('funnel and retention add up users of every id chunk (read in parts on several connections)', async () => {
+    const big = await ingestSite(app);
+    const bigKey = await createCredential(app.url, big.account, big.siteId, 'read', ['analytics:read']);
+    // As on a site with 130,000 earlier users: a in chunk 0, b in chunk 1, d in chunk 2, and the
+    // new user c after d. Chunks 0 and 2 are read by one part, chunk 1 by the other.
+    await app.db.none(
+      `INSERT INTO analytics_user_ids (site_id, external_user_id, id) VALUES ($1, 'a', 3), ($1, 'b', 65541), ($1, 'd', 131100)`,
+      [big.siteId],
+    );
+    const at = (day: string, hour: number) => `2026-11-${day}T${String(hour).padStart(2, '0')}:00:00Z`;
+    const steps: Record<string, string[]> = {
+      a: ['visit', 'registration_completed', 'activation_completed', 'order_paid'],
+      b: ['visit', 'registration_completed', 'activation_completed'],
+      c: ['visit', 'registration_completed'],
+      d: ['visit', 'registration_completed', 'activation_completed', 'order_paid'],
+    };
+    const events = Object.entries(steps).flatMap(([user, types], u) => [
+      ...types.map((type, i) => ({ event_id: `${user}${i}`, event_type: type, occurred_at: at('03', 1 + u * 4 + i), external_user_id: user, ...(type === 'visit' ? { session_id: `s${user}` } : {}) })),
+      // Back the week after: all but c.
+      ...(user === 'c' ? [] : [{ event_id: `${user}-usage`, event_type: 'usage', occurred_at: at('10', 1 + u), external_user_id: user }]),
+    ]);
+    await ingest(app, big, 'events', 'ev', events);
+    await waitForRollups(app, big.siteId);
+    const get = async (name: string) => {
+      const r = await view(app, big.siteId, name, bigKey, { ...WINDOW, tz: ZONES.utc });
+      assert.equal(r.status, 200, r.text);
+      return r.body.data;
+    };
+    assert.deepEqual((await get('funnel')).steps.map((s: any) => s.users), [4, 4, 3, 2]);
+    const cohort = (await get('retention')).cohorts.find((c: any) => c.label === '2026-11-02');
+    assert.deepEqual([cohort.users, cohort.weeks[0]], [4, { offset: 1, active_users: 3, share: 0.75 }]);
+    const ids = await app.db.one<{ c: number }>(`SELECT id AS c FROM analytics_user_ids WHERE site_id = $1 AND external_user_id = 'c'`, [big.siteId]);
+    assert.equal(Math.floor(ids.c / 65536), 2);
+  });
+
   test('a zone with a 45-minute offset is cut on its own quarter hours', async () => {
     // Asia/Kathmandu's 11-02 is [11-01 18:15Z, 11-02 18:15Z): e4 and e8 start visits there,
     // e2 (16:10Z) and e3 (16:20Z) fall on its 11-01.

@@ -206,6 +206,16 @@ async function load(db: Db, site: string, events: number, salt: number): Promise
 }
 
 /**
+ * VACUUM ANALYZE of the whole database, then a checkpoint: vacuum dirties pages all over a
+ * database of several GB (hint bits, visibility map), and their writes would otherwise land in
+ * the middle of the measurements.
+ */
+async function vacuumAndSettle(db: Db): Promise<void> {
+  await db.none('VACUUM ANALYZE');
+  await db.none('CHECKPOINT').catch((err: Error) => log(`no CHECKPOINT (${err.message}); vacuum's writes may overlap the measurements`));
+}
+
+/**
  * The large site and its owner in a database kept by an earlier run, with the large site's
  * pending changes folded in (what is measured; other sites' are left to the rollup jobs).
  */
@@ -214,7 +224,7 @@ async function reuse(db: Db): Promise<{ account: { id: string }; big: { id: stri
   const t0 = performance.now();
   const folded = await rollupSite(db, big.id);
   // As after the load: what autovacuum does after the rollup or a migration's backfill.
-  await db.none('VACUUM ANALYZE');
+  await vacuumAndSettle(db);
   log(`reusing the loaded database; folded in ${folded.dirty} pending hours of the large site in ${ms(t0)} ms`);
   return { account: { id: big.account_id }, big };
 }
@@ -240,7 +250,7 @@ async function loadAndRollup(db: Db, tag: string): Promise<{ account: { id: stri
   // What autovacuum does shortly after a load and a rollup, on every table: statistics, and the
   // visibility map that lets reads be index-only scans. Done by hand because a server may run
   // with autovacuum off (this machine's CI PostgreSQL does); the raw aggregates get it too.
-  await db.none('VACUUM ANALYZE');
+  await vacuumAndSettle(db);
   log(`rollups: large site ${bigRollup.recomputed} hours in ${bigMs} ms; ${SMALL_SITES} small sites in ${ms(t0)} ms`);
   return { account, big };
 }
