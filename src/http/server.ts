@@ -46,6 +46,7 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
   let inflight = 0;
   let idle: (() => void) | null = null;
   let listenSocket: uWS.us_listen_socket | null = null;
+  let closing = false;
 
   uws.any('/*', (res, req) => {
     // Everything uWS's request object holds must be read now: it is gone after the first await.
@@ -59,10 +60,16 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
       headers[k] = v;
       headerBytes += k.length + v.length + 4;
     });
-    if (headerBytes > HEADER_LIMIT_BYTES) {
-      const err = new HttpError('headers_too_large', { detail: `request headers exceed ${HEADER_LIMIT_BYTES} bytes` });
-      const rendered = renderError(err, surfaceOf(path), randomUUID());
-      reply.send(err.status, { 'content-type': rendered.contentType }, rendered.body, true);
+    // Closing the listen socket stops new connections only: a keep-alive client can still send
+    // on one it has, after the last in-flight request ended and the pools behind were closed.
+    const refusal = closing
+      ? new HttpError('service_unavailable', { detail: 'the server is shutting down; retry shortly', headers: { 'retry-after': '1' } })
+      : headerBytes > HEADER_LIMIT_BYTES
+        ? new HttpError('headers_too_large', { detail: `request headers exceed ${HEADER_LIMIT_BYTES} bytes` })
+        : null;
+    if (refusal) {
+      const rendered = renderError(refusal, surfaceOf(path), randomUUID());
+      reply.send(refusal.status, { 'content-type': rendered.contentType, ...refusal.headers }, rendered.body, true);
       return;
     }
     const declared = headers['content-length'] ? Number(headers['content-length']) : null;
@@ -176,6 +183,7 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
         router,
         inflight: () => inflight,
         async close(timeoutMs) {
+          closing = true;
           if (listenSocket) uWS.us_listen_socket_close(listenSocket);
           listenSocket = null;
           if (inflight > 0) {

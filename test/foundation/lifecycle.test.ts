@@ -23,11 +23,18 @@ function envFor(port: number): Record<string, string> {
   };
 }
 
-test('SIGTERM on `radar serve` stops accepting, finishes the in-flight request, exits 0', async () => {
+test('SIGTERM on `radar serve` stops accepting, finishes the in-flight request, refuses new ones on open connections, exits 0', async () => {
   const port = await freePort();
   const child = radarDaemon(['serve'], envFor(port));
   try {
     await waitForHttp(`http://127.0.0.1:${port}/healthz`);
+    // A kept-alive connection that has had its answer and is idle when the signal comes.
+    const idle = net.connect(port, '127.0.0.1');
+    let idleAnswers = '';
+    idle.on('data', (d) => (idleAnswers += d));
+    const idleClosed = new Promise((r) => idle.once('close', r));
+    idle.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
+    while (!idleAnswers.includes('\r\n\r\n')) await new Promise((r) => setTimeout(r, 10));
     // A request whose body is still arriving when the signal comes.
     const sock = net.connect(port, '127.0.0.1');
     await new Promise((r) => sock.once('connect', r));
@@ -52,6 +59,13 @@ test('SIGTERM on `radar serve` stops accepting, finishes the in-flight request, 
     }
     assert.ok(refused, 'new connections are refused after SIGTERM');
     assert.equal(child.exitCode, null, 'still running while a request is in flight');
+    // A new request on the old connection is refused too, with a retry hint, and the connection closed.
+    idle.write('GET /api/v1/me HTTP/1.1\r\nHost: x\r\n\r\n');
+    await idleClosed;
+    const late = idleAnswers.slice(idleAnswers.indexOf('HTTP/1.1', 1));
+    assert.match(late, /^HTTP\/1\.1 503 /);
+    assert.match(late, /\r\nretry-after: 1\r\n/i);
+    assert.match(late, /"code":"service_unavailable"/);
 
     sock.write(body.slice(10));
     await closed;

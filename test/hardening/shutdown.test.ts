@@ -35,9 +35,10 @@ test('graceful shutdown of `radar up` under ingest load loses nothing it acknowl
   const up = () => {
     const child = radarDaemon(['up'], env);
     cleanups.push(async () => child.kill('SIGKILL'));
-    let stderr = '';
-    child.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
-    return { child, stderr: () => stderr };
+    // The tail of both streams (pino logs to stdout), to say what went wrong if anything did.
+    let output = '';
+    for (const stream of [child.stdout!, child.stderr!]) stream.on('data', (d) => (output = (output + d).slice(-8000)));
+    return { child, output: () => output };
   };
 
   const first = up();
@@ -48,13 +49,13 @@ test('graceful shutdown of `radar up` under ingest load loses nothing it acknowl
   first.child.kill('SIGTERM');
   const { code } = await exited(first.child);
   await load.stop();
-  assert.equal(code, 0, first.stderr());
+  assert.equal(code, 0, first.output());
   assert.ok(acknowledgedBefore > 3, `batches were acknowledged under load (${acknowledgedBefore})`);
 
   // Every answer was an acknowledgment or a refused connection once the listener closed:
   // nothing half-answered, no 5xx.
   const bad = load.answers.filter((a) => a.status !== 200 && a.status !== 202 && a.status !== 'network' && a.status !== 503);
-  assert.deepEqual(bad, []);
+  assert.deepEqual(bad, [], first.output());
   assert.ok(load.answers.some((a) => a.status === 'network'), 'clients met the closed listener');
 
   // A batch whose worker was stopped before applying it was handed back, not dropped.
