@@ -2,7 +2,7 @@ import { RESOURCES, type Resource } from '../auth/scopes.ts';
 import { rangeArrays } from './cover.ts';
 import { Figures } from './figures.ts';
 import { DAY, HOUR } from './calendar.ts';
-import { dayHours, dayPresence, freshness as loadFreshness, series, summaries, type Queryable, type SummaryRow } from './repo.ts';
+import { dayHours, dayPresence, freshness as loadFreshness, series, summaries, type DayHours, type Queryable, type SummaryRow } from './repo.ts';
 import type { Window } from './window.ts';
 
 /**
@@ -73,10 +73,18 @@ export const PRESENCE_METRICS: readonly string[] = [...new Set([...RESOURCES.map
  * freshness. Days hold PRESENCE_METRICS and `dayMetrics`: most views need the window's totals
  * only, and reading every metric of every day would cost them more than all else.
  */
-export async function loadDays(db: Queryable, siteId: string, w: Window, dayMetrics: readonly string[] = []): Promise<DayData> {
+export async function loadDays(lanes: readonly Queryable[], siteId: string, w: Window, dayMetrics: readonly string[] = []): Promise<DayData> {
+  const db = lanes[0]!;
+  const wholeHours = w.days.every((d) => d.from % HOUR === 0) && w.to % HOUR === 0;
+  // The hourly values of `dayMetrics` (timeseries) are the biggest read: on a lane of their own
+  // when there is one, while the rest is read on the first (one query at a time per connection).
+  const from = Math.floor(w.from / DAY) * DAY;
+  const to = Math.ceil(w.to / DAY) * DAY;
+  const aside = wholeHours && dayMetrics.length > 0 && lanes[1] ? dayHours(lanes[1], siteId, from, to, dayMetrics) : null;
+  aside?.catch(() => undefined); // awaited below; a failure before then must not go unhandled
   const window = await series(db, siteId, rangeArrays([{ from: w.from, to: w.to, group: 0 }]), null);
-  const days = w.days.every((d) => d.from % HOUR === 0) && w.to % HOUR === 0
-    ? await daysFromHours(db, siteId, w, PRESENCE_METRICS.filter((m) => !dayMetrics.includes(m)), dayMetrics)
+  const days = wholeHours
+    ? await daysFromHours(db, siteId, w, PRESENCE_METRICS.filter((m) => !dayMetrics.includes(m)), aside ?? (dayMetrics.length > 0 ? dayHours(db, siteId, from, to, dayMetrics) : []))
     : await daysFromRanges(db, siteId, w, [...new Set([...PRESENCE_METRICS, ...dayMetrics])]);
   const sums = await summaries(db, siteId, w.from, w.to);
   const fresh = await loadFreshness(db, siteId);
@@ -130,12 +138,12 @@ export async function loadDays(db: Queryable, siteId: string, w: Window, dayMetr
 
 /**
  * Local days of a zone whose days start on whole hours, from UTC days: each hour goes to the
- * local day containing it. Metrics in `values` are summed from their hourly values. Those in
- * `presence` are read from the days' hour bitmasks: their figure on a day is how many of its
- * hours have data, > 0 exactly when the day has data, which is all coverage and the summary
- * fold ask of them.
+ * local day containing it. `valueRows` (read by the caller) are summed from their hourly
+ * values. Metrics in `presence` are read from the days' hour bitmasks: their figure on a day is
+ * how many of its hours have data, > 0 exactly when the day has data, which is all coverage
+ * and the summary fold ask of them.
  */
-async function daysFromHours(db: Queryable, siteId: string, w: Window, presence: readonly string[], values: readonly string[]): Promise<Figures[]> {
+async function daysFromHours(db: Queryable, siteId: string, w: Window, presence: readonly string[], valueRows: Promise<DayHours[]> | DayHours[]): Promise<Figures[]> {
   const days = w.days.map(() => new Figures());
   const starts = w.days.map((d) => d.from);
   const from = Math.floor(w.from / DAY) * DAY;
@@ -163,10 +171,8 @@ async function daysFromHours(db: Queryable, siteId: string, w: Window, presence:
     }
     if (sum !== 0) add(day, sum);
   };
-  if (values.length > 0) {
-    for (const [utcDay, metric, dim, currency, hours] of await dayHours(db, siteId, from, to, values)) {
-      spread(utcDay, (i) => hours[i]!, (d, sum) => days[d]!.add(metric, dim, currency, sum));
-    }
+  for (const [utcDay, metric, dim, currency, hours] of await valueRows) {
+    spread(utcDay, (i) => hours[i]!, (d, sum) => days[d]!.add(metric, dim, currency, sum));
   }
   const wanted = new Set(presence);
   for (const { day: utcDay, metrics, hours } of await dayPresence(db, siteId, from, to)) {

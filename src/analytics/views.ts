@@ -3,7 +3,7 @@ import { cover, rangeArrays, type RangeArrays } from './cover.ts';
 import { loadDays, total, type Coverage, type DayData, type Freshness } from './days.ts';
 import { currenciesOf, Figures, ratio, scale, subtract, type Money } from './figures.ts';
 import { campaigns, distinctUsers, funnelSteps, retentionCells, sources, subscriptionState, type ChunkPart, type Queryable } from './repo.ts';
-import { inSharedSnapshot, inSnapshot } from './snapshot.ts';
+import { inSharedSnapshot } from './snapshot.ts';
 import { periods, type Interval, type Window } from './window.ts';
 
 /** Every analytics answer (CONTRACT §5). */
@@ -24,12 +24,17 @@ interface ViewResult<D> {
  * A view: its own reads (`compute`) on `lanes - 1` connections while the day figures, coverage
  * and freshness are read on another, all in one snapshot (snapshot.ts), so data, coverage and
  * freshness agree with each other. `compute` awaits the day figures when it needs them; on a
- * pool too small for separate lanes it shares the day figures' connection.
+ * pool too small for separate lanes it runs after them on their connection.
  */
 async function answer<D>(db: Db, siteId: string, w: Window, compute: (t: readonly Queryable[], days: Promise<DayData>) => Promise<ViewResult<D>>, lanes = 2): Promise<ViewAnswer<D>> {
   const [days, { data, money }] = await inSharedSnapshot(db, lanes, async ([first, ...rest]) => {
-    const days = loadDays(first!, siteId, w);
-    const [d, r] = await Promise.allSettled([days, compute(rest.length > 0 ? rest : [first!], days)]);
+    const days = loadDays([first!], siteId, w);
+    if (rest.length === 0) {
+      // One connection runs one query at a time: the day figures first, then the view's reads.
+      const d = await days;
+      return [d, await compute([first!], days)] as const;
+    }
+    const [d, r] = await Promise.allSettled([days, compute(rest, days)]);
     if (d.status === 'rejected') throw d.reason;
     if (r.status === 'rejected') throw r.reason;
     return [d.value, r.value] as const;
@@ -99,9 +104,9 @@ export function overview(db: Db, siteId: string, w: Window, now: number) {
   });
 }
 
-/** Timeseries has no reads of its own: the day figures, in one transaction. */
+/** Timeseries has no reads of its own: the day figures, their per-day values on a lane of their own. */
 export async function timeseries(db: Db, siteId: string, w: Window, interval: Interval) {
-  const { days, summaryDays, coverage, freshness } = await inSnapshot(db, (t) => loadDays(t, siteId, w, TIMESERIES_METRICS));
+  const { days, summaryDays, coverage, freshness } = await inSharedSnapshot(db, 2, (t) => loadDays(t, siteId, w, TIMESERIES_METRICS));
   const money: Money[] = [];
   const buckets = periods(w, interval).map(({ period, days: idx }) => {
     const t = total(days, idx);
