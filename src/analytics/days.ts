@@ -78,8 +78,7 @@ export async function loadDays(lanes: readonly Queryable[], siteId: string, w: W
   const wholeHours = w.days.every((d) => d.from % HOUR === 0) && w.to % HOUR === 0;
   // The hourly values of `dayMetrics` (timeseries) are the biggest read: on a lane of their own
   // when there is one, while the rest is read on the first (one query at a time per connection).
-  const from = Math.floor(w.from / DAY) * DAY;
-  const to = Math.ceil(w.to / DAY) * DAY;
+  const { from, to } = utcDays(w);
   const aside = wholeHours && dayMetrics.length > 0 && lanes[1] ? dayHours(lanes[1], siteId, from, to, dayMetrics) : null;
   aside?.catch(() => undefined); // awaited below; a failure before then must not go unhandled
   const window = await series(db, siteId, rangeArrays([{ from: w.from, to: w.to, group: 0 }]), null);
@@ -146,8 +145,7 @@ export async function loadDays(lanes: readonly Queryable[], siteId: string, w: W
 async function daysFromHours(db: Queryable, siteId: string, w: Window, presence: readonly string[], valueRows: Promise<DayHours[]> | DayHours[]): Promise<Figures[]> {
   const days = w.days.map(() => new Figures());
   const starts = w.days.map((d) => d.from);
-  const from = Math.floor(w.from / DAY) * DAY;
-  const to = Math.ceil(w.to / DAY) * DAY;
+  const { from, to } = utcDays(w);
   // The local day of each hour read, -1 outside the window.
   const dayOfHour = Array.from({ length: (to - from) / HOUR }, (_, h) => {
     const t = from + h * HOUR;
@@ -182,6 +180,11 @@ async function daysFromHours(db: Queryable, siteId: string, w: Window, presence:
     });
   }
   return days;
+}
+
+/** The whole UTC days covering the window: [from, to), UTC midnights. */
+function utcDays(w: Window): { from: number; to: number } {
+  return { from: Math.floor(w.from / DAY) * DAY, to: Math.ceil(w.to / DAY) * DAY };
 }
 
 /** Local days of any zone, each read as its own ranges of buckets (quarter hours at the ends). */
