@@ -75,7 +75,7 @@ export const PRESENCE_METRICS: readonly string[] = [...new Set([...RESOURCES.map
  */
 export async function loadDays(lanes: readonly Queryable[], siteId: string, w: Window, dayMetrics: readonly string[] = []): Promise<DayData> {
   const db = lanes[0]!;
-  const wholeHours = w.days.every((d) => d.from % HOUR === 0) && w.to % HOUR === 0;
+  const wholeHours = daysOnWholeHours(w);
   // The hourly values of `dayMetrics` (timeseries) are the biggest read: on a lane of their own
   // when there is one, while the rest is read on the first (one query at a time per connection).
   const { from, to } = utcDays(w);
@@ -180,6 +180,11 @@ async function daysFromHours(db: Queryable, siteId: string, w: Window, presence:
     });
   }
   return days;
+}
+
+/** True when every local day of the window starts on a whole hour: days are read from UTC days' hours. */
+export function daysOnWholeHours(w: Window): boolean {
+  return w.days.every((d) => d.from % HOUR === 0) && w.to % HOUR === 0;
 }
 
 /** The whole UTC days covering the window: [from, to), UTC midnights. */

@@ -1,6 +1,6 @@
 import type { Db } from '../db/connection.ts';
 import { cover, rangeArrays, type RangeArrays } from './cover.ts';
-import { loadDays, total, type Coverage, type DayData, type Freshness } from './days.ts';
+import { daysOnWholeHours, loadDays, total, type Coverage, type DayData, type Freshness } from './days.ts';
 import { currenciesOf, Figures, ratio, scale, subtract, type Money } from './figures.ts';
 import { campaigns, distinctUsers, funnelSteps, retentionCells, sources, subscriptionState, type ChunkPart, type Queryable } from './repo.ts';
 import { inSharedSnapshot } from './snapshot.ts';
@@ -106,7 +106,9 @@ export function overview(db: Db, siteId: string, w: Window, now: number) {
 
 /** Timeseries has no reads of its own: the day figures, their per-day values on a lane of their own. */
 export async function timeseries(db: Db, siteId: string, w: Window, interval: Interval) {
-  const { days, summaryDays, coverage, freshness } = await inSharedSnapshot(db, 2, (t) => loadDays(t, siteId, w, TIMESERIES_METRICS));
+  // Other zones read their days as ranges of buckets, all on one connection.
+  const lanes = daysOnWholeHours(w) ? 2 : 1;
+  const { days, summaryDays, coverage, freshness } = await inSharedSnapshot(db, lanes, (t) => loadDays(t, siteId, w, TIMESERIES_METRICS));
   const money: Money[] = [];
   const buckets = periods(w, interval).map(({ period, days: idx }) => {
     const t = total(days, idx);
