@@ -6,6 +6,7 @@ import { Directory, type Channel } from '../relay/directory.ts';
 import type { Protocol } from '../relay/protocol.ts';
 import { UpstreamPools } from '../relay/upstream.ts';
 import type { Usage } from '../relay/usage.ts';
+import type { AbortWatch } from '../shared/abort.ts';
 import { readResponsesAnswer, type AnswerContent } from './answer.ts';
 
 export interface AskerOptions {
@@ -33,10 +34,11 @@ class ChannelLimitedPools extends UpstreamPools {
     super();
   }
 
-  override request(channel: Channel, protocol: Protocol, body: string | Buffer, stream: boolean, signal: AbortSignal) {
+  override request(channel: Channel, protocol: Protocol, body: string | Buffer, stream: boolean, signal: AbortWatch) {
     let limit = this.limits.get(channel.id);
     if (!limit) this.limits.set(channel.id, (limit = new PQueue({ concurrency: this.concurrency })));
-    return limit.add(() => super.request(channel, protocol, body, stream, signal), { signal });
+    // GEO's own calls carry a real AbortSignal, which also takes a call still queued out of the queue.
+    return limit.add(() => super.request(channel, protocol, body, stream, signal), signal instanceof AbortSignal ? { signal } : {});
   }
 }
 

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { AppContext } from '../app-context.ts';
 import { JOBS } from '../queues/catalog.ts';
 import { createRedis } from '../redis.ts';
+import type { AbortWatch } from '../shared/abort.ts';
 import { findAudit, type AuditRow } from './repo.ts';
 
 /**
@@ -24,7 +25,7 @@ export class AuditWaiter {
   }
 
   /** The audit once it is no longer running, or as it is after `ms` (or when `signal` aborts). */
-  async wait(app: AppContext, auditId: string, ms: number, signal: AbortSignal): Promise<AuditRow> {
+  async wait(app: AppContext, auditId: string, ms: number, signal: AbortWatch): Promise<AuditRow> {
     const jobId = JOBS.geoAudit.jobId({ audit_id: auditId });
     let wake = () => {};
     const woken = new Promise<void>((resolve) => (wake = resolve));

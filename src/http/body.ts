@@ -1,5 +1,6 @@
 import type { HttpResponse } from 'uWebSockets.js';
 import { HttpError } from '../errors/http-error.ts';
+import type { AbortWatch } from '../shared/abort.ts';
 
 /** Largest body accepted on any route (5 MiB). */
 export const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
@@ -11,7 +12,7 @@ export const BODY_LIMIT_BYTES = 5 * 1024 * 1024;
  */
 export function readBody(
   res: HttpResponse,
-  opts: { limit: number; declaredLength: number | null; timeoutMs: number; signal: AbortSignal },
+  opts: { limit: number; declaredLength: number | null; timeoutMs: number; signal: AbortWatch },
 ): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     if (opts.declaredLength !== null && opts.declaredLength > opts.limit) {

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { HttpResponse } from 'uWebSockets.js';
+import { Abort, type AbortWatch } from '../shared/abort.ts';
 
 function statusLine(status: number): string {
   return `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
@@ -21,7 +22,7 @@ export class Reply {
   finished = false;
   /** The status sent, for the access log; 0 until the answer starts. */
   status = 0;
-  private readonly controller = new AbortController();
+  private readonly abortion = new Abort();
   private drained: (() => void) | null = null;
   /** Status and headers of a stream not yet on the wire (see beginStream). */
   private head: { status: number; headers: Readonly<Record<string, string>> } | null = null;
@@ -29,14 +30,14 @@ export class Reply {
   constructor(private readonly res: HttpResponse) {
     res.onAborted(() => {
       this.aborted = true;
-      this.controller.abort();
+      this.abortion.abort();
       this.drained?.();
     });
   }
 
   /** Fires when the client goes away, so upstream work can be cancelled at once. */
-  get signal(): AbortSignal {
-    return this.controller.signal;
+  get signal(): AbortWatch {
+    return this.abortion;
   }
 
   get open(): boolean {

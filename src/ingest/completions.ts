@@ -1,6 +1,7 @@
 import type { AppContext } from '../app-context.ts';
 import type { Db } from '../db/connection.ts';
 import type { Logger } from '../log.ts';
+import type { AbortWatch } from '../shared/abort.ts';
 import { BATCH_FINISHED_CHANNEL } from './repo.ts';
 
 const RECONNECT_MS = 1000;
@@ -22,7 +23,7 @@ export interface BatchWatch {
    * Resolves on a notification for the batch, after `ms`, or when `signal` aborts; with the
    * outcome the notification carried, or null when there was none (time out, reconnect).
    */
-  next(ms: number, signal?: AbortSignal): Promise<BatchOutcome | null>;
+  next(ms: number, signal?: AbortWatch): Promise<BatchOutcome | null>;
   close(): void;
 }
 

@@ -4,6 +4,7 @@ import { HttpError, unavailable } from '../errors/http-error.ts';
 import type { JsonResult, RequestContext } from '../http/context.ts';
 import { parseBody } from '../http/validate.ts';
 import { enqueue, JOBS } from '../queues/catalog.ts';
+import type { AbortWatch } from '../shared/abort.ts';
 import { canonicalBatch, formatDigest } from './canonical.ts';
 import { batchCompletions, type BatchWatch } from './completions.ts';
 import { ingestGate } from './gate.ts';
@@ -89,7 +90,7 @@ async function enqueueApply(app: AppContext, key: BatchKey): Promise<void> {
 }
 
 /** Waits up to INGEST_SYNC_WAIT_MS for the queued batch `stored` to finish; returns its latest row. */
-async function waitUntilFinished(app: AppContext, stored: BatchRow, watch: BatchWatch, replay: boolean, signal: AbortSignal): Promise<BatchRow> {
+async function waitUntilFinished(app: AppContext, stored: BatchRow, watch: BatchWatch, replay: boolean, signal: AbortWatch): Promise<BatchRow> {
   const key: BatchKey = { siteId: stored.site_id, resource: stored.resource, batchId: stored.batch_id };
   const deadline = Date.now() + app.config.INGEST_SYNC_WAIT_MS;
   // A replayed batch may have finished before we started watching.

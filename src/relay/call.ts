@@ -1,5 +1,6 @@
 import { HttpError } from '../errors/http-error.ts';
 import type { Logger } from '../log.ts';
+import type { AbortWatch } from '../shared/abort.ts';
 import { conversionFor, type Conversion } from './convert/conversion.ts';
 import type { StreamConverter } from './convert/stream.ts';
 import { routesFor, type Channel, type Directory, type Model, type Route } from './directory.ts';
@@ -65,7 +66,7 @@ const MAX_UPSTREAM_BODY = 64 * 1024 * 1024;
  * A 4xx is the client's problem and is passed on. Resolves once a channel has answered 2xx;
  * nothing has been sent to the client yet, so the caller still chooses how to deliver.
  */
-export async function callModel(deps: CallDeps, input: ModelRequest, signal: AbortSignal): Promise<ModelCall> {
+export async function callModel(deps: CallDeps, input: ModelRequest, signal: AbortWatch): Promise<ModelCall> {
   const { request } = input;
   const model = input.model ?? (await deps.directory.model(request.body.model));
   checkKind(model, request.protocol);

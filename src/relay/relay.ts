@@ -2,6 +2,7 @@ import type { AppContext } from '../app-context.ts';
 import type { Db } from '../db/connection.ts';
 import type { Logger } from '../log.ts';
 import type { QueueRegistry } from '../queues/registry.ts';
+import type { AbortWatch } from '../shared/abort.ts';
 import { callModel, type ModelCall, type ModelRequest } from './call.ts';
 import { Directory } from './directory.ts';
 import { RelayKeys } from './keys.ts';
@@ -28,7 +29,7 @@ export class Relay {
   }
 
   /** See `callModel` in call.ts; `signal` aborts the upstream request at once. */
-  callModel(input: ModelRequest, signal: AbortSignal): Promise<ModelCall> {
+  callModel(input: ModelRequest, signal: AbortWatch): Promise<ModelCall> {
     return callModel({ directory: this.directory, pools: this.pools, log: this.log }, input, signal);
   }
 

@@ -1,4 +1,5 @@
 import { Pool, type Dispatcher } from 'undici';
+import type { AbortWatch } from '../shared/abort.ts';
 import type { Channel } from './directory.ts';
 import { UPSTREAM_PATH, type Protocol } from './protocol.ts';
 
@@ -108,13 +109,13 @@ export class BodyTooLarge extends Error {
  * the body. An abort of `signal` aborts the request wherever it is (connecting, waiting for
  * headers, streaming).
  */
-function exchange(pool: Pool, options: Dispatcher.DispatchOptions, signal: AbortSignal): Promise<UpstreamResponse> {
+function exchange(pool: Pool, options: Dispatcher.DispatchOptions, signal: AbortWatch): Promise<UpstreamResponse> {
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise((resolve, reject) => {
     let controller: Controller | null = null;
     let body: UpstreamBody | null = null;
     let done = false;
-    const onAbort = () => controller?.abort(signal.reason);
+    const onAbort = () => controller?.abort(signal.reason!);
     const close = (error?: Error) => {
       if (done) return;
       done = true;
@@ -126,7 +127,7 @@ function exchange(pool: Pool, options: Dispatcher.DispatchOptions, signal: Abort
     pool.dispatch(options, {
       onRequestStart(c) {
         controller = c;
-        if (signal.aborted) c.abort(signal.reason);
+        if (signal.aborted) c.abort(signal.reason!);
       },
       onResponseStart(c, statusCode, headers) {
         // 1xx heads come before the real one.
@@ -175,7 +176,7 @@ export class UpstreamPools {
   }
 
   /** Sends one call; resolves at the response head, with the body still to consume. */
-  request(channel: Channel, protocol: Protocol, body: string | Buffer, stream: boolean, signal: AbortSignal): Promise<UpstreamResponse> {
+  request(channel: Channel, protocol: Protocol, body: string | Buffer, stream: boolean, signal: AbortWatch): Promise<UpstreamResponse> {
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       accept: stream ? 'text/event-stream' : 'application/json',
