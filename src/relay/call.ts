@@ -101,11 +101,18 @@ export async function callModel(deps: CallDeps, input: ModelRequest, signal: Abo
       throw new HttpError('upstream_error', { status: res.statusCode, detail: `The upstream provider rejected the request (${res.statusCode}): ${message}` });
     }
     const { conversion } = payload;
-    const base = { model, channel: { id: route.channel.id, name: route.channel.name }, converted: conversion !== null, status: res.statusCode, usage: noUsage() };
-    if (!stream) return { ...base, stream: false, ...(await wholeBody(res, conversion, base.usage)) };
-    const stage = conversion ? convertedStage(conversion.stream(), base.usage) : nativeStage(base.usage);
+    // Built field by field: object spreads on this path cost promotions (see server.ts).
+    const channel = { id: route.channel.id, name: route.channel.name };
+    const converted = conversion !== null;
+    const status = res.statusCode;
+    const usage = noUsage();
+    if (!stream) {
+      const { body, contentType } = await wholeBody(res, conversion, usage);
+      return { model, channel, converted, status, usage, stream: false, contentType, body };
+    }
+    const stage = conversion ? convertedStage(conversion.stream(), usage) : nativeStage(usage);
     const contentType = conversion ? 'text/event-stream; charset=utf-8' : String(res.headers['content-type'] ?? 'text/event-stream');
-    return { ...base, stream: true, contentType, pipe: (sink) => forward(res.body, stage, sink) };
+    return { model, channel, converted, status, usage, stream: true, contentType, pipe: (sink) => forward(res.body, stage, sink) };
   }
   throw new HttpError('upstream_error', {
     status: lastStatus,

@@ -60,7 +60,10 @@ function callHandler(protocol: Protocol): Route['handler'] {
         endpoint: protocol,
         stream,
         status,
-        ...usage,
+        input_tokens: usage.input_tokens,
+        output_tokens: usage.output_tokens,
+        cached_tokens: usage.cached_tokens,
+        reasoning_tokens: usage.reasoning_tokens,
         ttfb_ms: ttfb === null ? null : Math.round(ttfb),
         duration_ms: Math.round(performance.now() - started),
       });
@@ -74,14 +77,19 @@ function callHandler(protocol: Protocol): Route['handler'] {
  * socket fills and pauses instead of this process's memory.
  */
 async function deliver(ctx: RequestContext, call: ModelCall, firstByte: () => void): Promise<void> {
-  const headers = { ...ctx.responseHeaders, 'content-type': call.contentType, 'x-request-id': ctx.id };
+  // Copied key by key rather than spread: spreads on this path cost promotions (see server.ts).
+  const headers: Record<string, string> = {};
+  for (const name in ctx.responseHeaders) headers[name] = ctx.responseHeaders[name]!;
+  headers['content-type'] = call.contentType;
+  headers['x-request-id'] = ctx.id;
   if (!call.stream) {
     firstByte();
     ctx.reply.send(call.status, headers, call.body);
     return;
   }
   const { reply } = ctx;
-  reply.beginStream(call.status, { ...headers, 'cache-control': 'no-cache' });
+  headers['cache-control'] = 'no-cache';
+  reply.beginStream(call.status, headers);
   await call.pipe({
     write(piece) {
       firstByte();
