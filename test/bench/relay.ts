@@ -5,7 +5,8 @@
  * 200-chunk streams, the latency Radar adds to sequential calls, and Radar's peak RSS while
  * it serves many slow-reading streams.
  *
- * Environment: BENCH_SECONDS (per load phase, default 5), BENCH_CONCURRENCY (default 32),
+ * Environment: BENCH_SECONDS (per load phase, default 5), BENCH_WARMUP_SECONDS (the same load,
+ * unmeasured, before each phase; default 3), BENCH_CONCURRENCY (default 32),
  * BENCH_SEQUENTIAL (calls, default 2000), BENCH_SLOW_STREAMS (default 1000), BENCH_PROFILE_DIR
  * (when set, Radar runs with --cpu-prof and writes its profile there), BENCH_PHASES (some of
  * `calls,streams,sequential,slow`, default all; e.g. `streams` to profile only streaming).
@@ -31,6 +32,7 @@ import { freePort } from '../helpers/ports.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 2000);
 const SLOW_STREAMS = Number(process.env.BENCH_SLOW_STREAMS ?? 1000);
@@ -157,18 +159,24 @@ interface LoadResult {
   cpuPerCall: number;
 }
 
+/** Keeps `concurrency` calls in flight until `until`; returns each call's latency. */
+async function drive(pool: Pool, t: Target, body: string, stream: boolean, concurrency: number, until: number): Promise<number[]> {
+  const latencies: number[] = [];
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (performance.now() < until) latencies.push(await once_(pool, t, body, stream));
+  }));
+  return latencies;
+}
+
 async function load(t: Target, body: string, stream: boolean, concurrency: number, seconds: number): Promise<LoadResult> {
   const pool = new Pool(t.url, { connections: concurrency, pipelining: 1 });
   try {
-    // Warm-up: connections, JIT, caches.
-    await Promise.all(Array.from({ length: concurrency }, () => once_(pool, t, body, stream)));
-    const latencies: number[] = [];
+    // The same load first, unmeasured, for every target: connections, caches, and for Radar
+    // the JIT, which otherwise compiles the hot path inside the measured window.
+    await drive(pool, t, body, stream, concurrency, performance.now() + WARMUP_SECONDS * 1000);
     const cpu0 = await cpuOf(t.pids);
     const started = performance.now();
-    const end = started + seconds * 1000;
-    await Promise.all(Array.from({ length: concurrency }, async () => {
-      while (performance.now() < end) latencies.push(await once_(pool, t, body, stream));
-    }));
+    const latencies = await drive(pool, t, body, stream, concurrency, started + seconds * 1000);
     const elapsed = (performance.now() - started) / 1000;
     const cpuPerCall = ((await cpuOf(t.pids)) - cpu0) / latencies.length;
     latencies.sort((a, b) => a - b);
