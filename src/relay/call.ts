@@ -101,7 +101,7 @@ export async function callModel(deps: CallDeps, input: ModelRequest, signal: Abo
       throw new HttpError('upstream_error', { status: res.statusCode, detail: `The upstream provider rejected the request (${res.statusCode}): ${message}` });
     }
     const { conversion } = payload;
-    // Built field by field: object spreads on this path cost promotions (see server.ts).
+    // Built field by field, not spread (see mergeHeaders in http/headers.ts for why).
     const channel = { id: route.channel.id, name: route.channel.name };
     const converted = conversion !== null;
     const status = res.statusCode;

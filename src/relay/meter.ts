@@ -28,7 +28,7 @@ export class Meter {
     this.maxBatch = opts.maxBatch ?? 500;
   }
 
-  /** Takes `row` over: it is completed in place rather than copied (a spread costs promotions, see server.ts). */
+  /** Takes `row` over: it is completed in place, not copied (see mergeHeaders in http/headers.ts for why). */
   record(row: Omit<UsageRow, 'id' | 'at'>): void {
     const full = row as UsageRow;
     // The id is fixed here so a job retried after a partial failure inserts nothing twice.

@@ -1,6 +1,7 @@
 import type { AppContext } from '../app-context.ts';
 import { HttpError } from '../errors/http-error.ts';
 import type { RequestContext } from '../http/context.ts';
+import { mergeHeaders } from '../http/headers.ts';
 import { route, type Route } from '../http/route.ts';
 import type { ModelCall } from './call.ts';
 import type { Model } from './directory.ts';
@@ -77,11 +78,7 @@ function callHandler(protocol: Protocol): Route['handler'] {
  * socket fills and pauses instead of this process's memory.
  */
 async function deliver(ctx: RequestContext, call: ModelCall, firstByte: () => void): Promise<void> {
-  // Copied key by key rather than spread: spreads on this path cost promotions (see server.ts).
-  const headers: Record<string, string> = {};
-  for (const name in ctx.responseHeaders) headers[name] = ctx.responseHeaders[name]!;
-  headers['content-type'] = call.contentType;
-  headers['x-request-id'] = ctx.id;
+  const headers = mergeHeaders(ctx.responseHeaders, { 'content-type': call.contentType, 'x-request-id': ctx.id });
   if (!call.stream) {
     firstByte();
     ctx.reply.send(call.status, headers, call.body);
