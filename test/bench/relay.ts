@@ -5,8 +5,10 @@
  * 200-chunk streams, the latency Radar adds to sequential calls, and Radar's peak RSS while
  * it serves many slow-reading streams.
  *
- * Environment: BENCH_SECONDS (per load phase, default 5), BENCH_WARMUP_SECONDS (the same load,
- * unmeasured, before each phase; default 3), BENCH_CONCURRENCY (default 32),
+ * Environment: BENCH_SECONDS (per target and round of a concurrent phase, default 5),
+ * BENCH_ROUNDS (rounds of a concurrent phase, the targets taking turns; default 3),
+ * BENCH_WARMUP_SECONDS (the same load, unmeasured, before a concurrent phase; default 3),
+ * BENCH_CONCURRENCY (default 32),
  * BENCH_SEQUENTIAL (calls, default 2000), BENCH_SLOW_STREAMS (default 1000), BENCH_PROFILE_DIR
  * (when set, Radar runs with --cpu-prof and writes its profile there), BENCH_PHASES (some of
  * `calls,streams,sequential,slow`, default all; e.g. `streams` to profile only streaming).
@@ -33,6 +35,7 @@ import { freePort } from '../helpers/ports.ts';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 const SEQUENTIAL = Number(process.env.BENCH_SEQUENTIAL ?? 2000);
 const SLOW_STREAMS = Number(process.env.BENCH_SLOW_STREAMS ?? 1000);
@@ -168,23 +171,48 @@ async function drive(pool: Pool, t: Target, body: string, stream: boolean, concu
   return latencies;
 }
 
-async function load(t: Target, body: string, stream: boolean, concurrency: number, seconds: number): Promise<LoadResult> {
-  const pool = new Pool(t.url, { connections: concurrency, pipelining: 1 });
+/** What one measured round of one target took. */
+interface Round {
+  latencies: number[];
+  seconds: number;
+  cpuMs: number;
+}
+
+/**
+ * Concurrent load on every target, measured in `rounds` rounds that take the targets in
+ * turn, so that a slow spell of this shared machine falls on all of them alike instead of on
+ * whichever happened to run then. Each target first gets the same load unmeasured:
+ * connections, caches, and for Radar the JIT, which otherwise compiles its hot path inside
+ * the measured window. Returns each target's rounds.
+ */
+async function load(targets: readonly Target[], body: string, stream: boolean, concurrency: number, seconds: number, rounds: number): Promise<Map<Target, Round[]>> {
+  const pools = new Map(targets.map((t) => [t, new Pool(t.url, { connections: concurrency, pipelining: 1 })]));
+  const measured = new Map<Target, Round[]>(targets.map((t) => [t, []]));
   try {
-    // The same load first, unmeasured, for every target: connections, caches, and for Radar
-    // the JIT, which otherwise compiles the hot path inside the measured window.
-    await drive(pool, t, body, stream, concurrency, performance.now() + WARMUP_SECONDS * 1000);
-    const cpu0 = await cpuOf(t.pids);
-    const started = performance.now();
-    const latencies = await drive(pool, t, body, stream, concurrency, started + seconds * 1000);
-    const elapsed = (performance.now() - started) / 1000;
-    const cpuPerCall = ((await cpuOf(t.pids)) - cpu0) / latencies.length;
-    latencies.sort((a, b) => a - b);
-    return { rps: latencies.length / elapsed, p50: pct(latencies, 50), p99: pct(latencies, 99), cpuPerCall };
+    for (const t of targets) await drive(pools.get(t)!, t, body, stream, concurrency, performance.now() + WARMUP_SECONDS * 1000);
+    for (let r = 0; r < rounds; r++) {
+      for (const t of targets) {
+        const cpu0 = await cpuOf(t.pids);
+        const started = performance.now();
+        const latencies = await drive(pools.get(t)!, t, body, stream, concurrency, started + seconds * 1000);
+        measured.get(t)!.push({ latencies, seconds: (performance.now() - started) / 1000, cpuMs: (await cpuOf(t.pids)) - cpu0 });
+      }
+    }
+    return measured;
   } finally {
-    await pool.close();
+    await Promise.all([...pools.values()].map((p) => p.close()));
   }
 }
+
+/** One target's rounds as one figure: calls over time, latency percentiles, CPU per call. */
+function summarize(rounds: readonly Round[]): LoadResult {
+  const latencies = rounds.flatMap((r) => r.latencies).sort((a, b) => a - b);
+  const seconds = rounds.reduce((s, r) => s + r.seconds, 0);
+  const cpuMs = rounds.reduce((s, r) => s + r.cpuMs, 0);
+  return { rps: latencies.length / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99), cpuPerCall: cpuMs / latencies.length };
+}
+
+const rate = (r: Round) => r.latencies.length / r.seconds;
 
 async function sequential(t: Target, n: number): Promise<LoadResult> {
   const pool = new Pool(t.url, { connections: 1 });
@@ -308,12 +336,13 @@ async function main(): Promise<void> {
     { name: 'radar', url: `http://127.0.0.1:${radarPort}`, headers: { authorization: `Bearer ${key}` }, pids: [radar.pid!] },
   ];
 
-  console.log(`\nrelay benchmark — ${os.cpus().length} CPUs, ${SECONDS}s per phase, concurrency ${CONCURRENCY}, node ${process.version}`);
+  console.log(`\nrelay benchmark — ${os.cpus().length} CPUs, ${ROUNDS} rounds of ${SECONDS}s per target, concurrency ${CONCURRENCY}, node ${process.version}`);
   if (PHASES.has('calls')) {
     console.log('\nnon-streaming chat completions (concurrent)');
     console.log('target      req/s    p50 ms   p99 ms   CPU ms/call');
+    const measured = await load(targets, CHAT, false, CONCURRENCY, SECONDS, ROUNDS);
     for (const t of targets) {
-      const r = await load(t, CHAT, false, CONCURRENCY, SECONDS);
+      const r = summarize(measured.get(t)!);
       console.log(`${t.name.padEnd(8)} ${r.rps.toFixed(0).padStart(8)} ${ms(r.p50)} ${ms(r.p99)}   ${ms(r.cpuPerCall)}`);
     }
   }
@@ -323,13 +352,20 @@ async function main(): Promise<void> {
   if (PHASES.has('streams')) {
     console.log('\n200-chunk streams (concurrent; latency = whole stream)');
     console.log('target   streams/s  chunks/s   p50 ms   p99 ms   CPU ms/stream');
+    const measured = await load(targets, STREAM, true, CONCURRENCY, SECONDS, ROUNDS);
     const rps: Record<string, number> = {};
     for (const t of targets) {
-      const r = await load(t, STREAM, true, CONCURRENCY, SECONDS);
+      const r = summarize(measured.get(t)!);
       rps[t.name] = r.rps;
       console.log(`${t.name.padEnd(8)} ${r.rps.toFixed(0).padStart(9)} ${(r.rps * 200).toFixed(0).padStart(9)} ${ms(r.p50)} ${ms(r.p99)}   ${ms(r.cpuPerCall)}`);
     }
-    if (rps.nginx) verdict(rps.radar! >= rps.nginx, `radar streams/s at least nginx's (${rps.radar!.toFixed(0)} vs ${rps.nginx.toFixed(0)}, ${((100 * rps.radar!) / rps.nginx).toFixed(0)}%)`);
+    const nginxTarget = targets.find((t) => t.name === 'nginx');
+    if (nginxTarget) {
+      const radarRounds = measured.get(targets.find((t) => t.name === 'radar')!)!;
+      const perRound = measured.get(nginxTarget)!.map((n, i) => `${((100 * rate(radarRounds[i]!)) / rate(n)).toFixed(0)}%`);
+      console.log(`radar vs nginx, round by round: ${perRound.join(' ')}`);
+      verdict(rps.radar! >= rps.nginx!, `radar streams/s at least nginx's (${rps.radar!.toFixed(0)} vs ${rps.nginx!.toFixed(0)}, ${((100 * rps.radar!) / rps.nginx!).toFixed(0)}%)`);
+    }
   }
   if (PHASES.has('sequential')) {
     console.log(`\nsequential non-streaming calls (${SEQUENTIAL} on one connection)`);
