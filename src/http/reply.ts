@@ -113,11 +113,21 @@ export class Reply {
     return this.open;
   }
 
-  /** Ends a streamed answer, after a last chunk when given (in the same socket write). */
+  /**
+   * Ends a streamed answer, after a last chunk when given (in the same socket write). When
+   * nothing has left yet, `last` is the whole answer (a fast provider's stream often comes in
+   * the read that brought its headers): it goes out with its length instead of chunked, one
+   * write with no end chunk after it, and less for the client to parse.
+   */
   end(last?: Chunk): void {
     if (!this.open) return;
+    const whole = this.head !== null;
     this.res.cork(() => {
       this.writeHead();
+      if (whole) {
+        this.res.end(last ?? '');
+        return;
+      }
       if (last !== undefined) this.res.write(last);
       this.res.end();
     });
