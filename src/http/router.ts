@@ -1,7 +1,7 @@
 import type { Route } from './route.ts';
 
 export type RouteMatch =
-  | { kind: 'found'; route: Route; params: Record<string, string> }
+  | { kind: 'found'; route: Route; params: Readonly<Record<string, string>> }
   | { kind: 'wrong_method'; allowed: string[] }
   | { kind: 'none' };
 
@@ -16,9 +16,12 @@ interface Compiled {
  */
 export class Router {
   private readonly compiled: Compiled[];
+  /** Routes without parameters by method and exact path: most requests (the relay's all) end here. */
+  private readonly literal = new Map<string, Route>();
 
   constructor(routes: readonly Route[]) {
     this.compiled = routes.map((route) => ({ route, segments: route.path.split('/').filter(Boolean) }));
+    for (const r of routes) if (!r.path.includes('/:')) this.literal.set(`${r.method} ${r.path}`, r);
     const seen = new Set<string>();
     for (const r of routes) {
       const key = `${r.method} ${r.path}`;
@@ -32,6 +35,9 @@ export class Router {
   }
 
   match(method: string, path: string): RouteMatch {
+    // All literal segments: nothing can beat it, so the segment-by-segment search is skipped.
+    const literal = this.literal.get(`${method} ${path}`);
+    if (literal) return { kind: 'found', route: literal, params: NO_PARAMS };
     const parts = path.split('/').filter(Boolean);
     const allowed: string[] = [];
     let best: { route: Route; params: Record<string, string>; literals: number } | null = null;
@@ -52,6 +58,8 @@ export class Router {
     return { kind: 'none' };
   }
 }
+
+const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
 
 function matchSegments(pattern: readonly string[], parts: readonly string[]): Record<string, string> | null {
   if (pattern.length !== parts.length) return null;
