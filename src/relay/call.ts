@@ -8,7 +8,7 @@ import type { Protocol } from './protocol.ts';
 import { effortFor, isStream, requestedEffort, withEffort, type RelayRequest } from './request.ts';
 import { SseParser } from './sse.ts';
 import { UsageScanner } from './usage-scan.ts';
-import { BodyTooLarge, type UpstreamBody, type UpstreamPools, type UpstreamResponse } from './upstream.ts';
+import { BodyTooLarge, type BodyConsumer, type UpstreamBody, type UpstreamPools, type UpstreamResponse } from './upstream.ts';
 import { noUsage, readUsage, usageIn, type Usage } from './usage.ts';
 
 export interface ModelRequest {
@@ -112,7 +112,12 @@ export async function callModel(deps: CallDeps, input: ModelRequest, signal: Abo
     }
     const stage = conversion ? convertedStage(conversion.stream(), usage) : nativeStage(usage);
     const contentType = conversion ? 'text/event-stream; charset=utf-8' : String(res.headers['content-type'] ?? 'text/event-stream');
-    return { model, channel, converted, status, usage, stream: true, contentType, pipe: (sink) => forward(res.body, stage, sink) };
+    return {
+      model, channel, converted, status, usage, stream: true, contentType,
+      pipe(sink) {
+        return forward(res.body, stage, sink);
+      },
+    };
   }
   throw new HttpError('upstream_error', {
     status: lastStatus,
@@ -221,56 +226,80 @@ function concat(a: Piece | null, b: Piece | null): Piece | null {
  * write as whatever the last read brought.
  */
 function forward(body: UpstreamBody, stage: Stage, sink: StreamSink): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let read: Buffer[] = [];
-    let scheduled = false;
-    let settled = false;
-    // While the sink drains, pieces undici delivered before the pause took effect wait here.
-    let draining = false;
-    const take = (): Piece | null => {
-      if (read.length === 0) return null;
-      const bytes = read.length === 1 ? read[0]! : joined(read);
-      read = [];
-      return stage.take(bytes);
-    };
-    const send = (piece: Piece | null) => {
-      if (piece === null || sink.write(piece)) return;
-      draining = true;
-      body.pause();
-      // A client that went away aborts the upstream request, which settles this through `end`.
-      void sink.drain().then((open) => {
-        draining = false;
-        if (!open || settled) return;
-        body.resume();
-        flush();
-      });
-    };
-    const flush = () => {
-      scheduled = false;
-      if (!settled && !draining) send(take());
-    };
-    send(stage.start());
-    body.consume({
-      data(chunk) {
-        read.push(chunk);
-        if (scheduled) return;
-        scheduled = true;
-        queueMicrotask(flush);
-      },
-      end(failure) {
-        settled = true;
-        let last: Piece | null;
-        try {
-          last = concat(take(), stage.finish(failure));
-        } catch (err) {
-          reject(err);
-          return;
-        }
-        sink.end(last);
-        resolve();
-      },
+  return new Promise((resolve, reject) => new Forwarding(body, stage, sink, resolve, reject).start());
+}
+
+/**
+ * One stream on its way (see `forward`). A class, not closures: under tsx every closure bound
+ * to a name is renamed with Object.defineProperty when it is created, a cost per stream
+ * that methods do not pay.
+ */
+class Forwarding implements BodyConsumer {
+  private read: Buffer[] = [];
+  private scheduled = false;
+  private settled = false;
+  /** While the sink drains, pieces undici delivered before the pause took effect wait here. */
+  private draining = false;
+  private readonly flushSoon = this.flush.bind(this);
+
+  constructor(
+    private readonly body: UpstreamBody,
+    private readonly stage: Stage,
+    private readonly sink: StreamSink,
+    private readonly resolve: () => void,
+    private readonly reject: (err: unknown) => void,
+  ) {}
+
+  start(): void {
+    this.send(this.stage.start());
+    this.body.consume(this);
+  }
+
+  data(chunk: Buffer): void {
+    this.read.push(chunk);
+    if (this.scheduled) return;
+    this.scheduled = true;
+    queueMicrotask(this.flushSoon);
+  }
+
+  end(failure?: Error): void {
+    this.settled = true;
+    let last: Piece | null;
+    try {
+      last = concat(this.take(), this.stage.finish(failure));
+    } catch (err) {
+      this.reject(err);
+      return;
+    }
+    this.sink.end(last);
+    this.resolve();
+  }
+
+  private take(): Piece | null {
+    const { read } = this;
+    if (read.length === 0) return null;
+    const bytes = read.length === 1 ? read[0]! : joined(read);
+    this.read = [];
+    return this.stage.take(bytes);
+  }
+
+  private send(piece: Piece | null): void {
+    if (piece === null || this.sink.write(piece)) return;
+    this.draining = true;
+    this.body.pause();
+    // A client that went away aborts the upstream request, which settles this through `end`.
+    void this.sink.drain().then((open) => {
+      this.draining = false;
+      if (!open || this.settled) return;
+      this.body.resume();
+      this.flush();
     });
-  });
+  }
+
+  private flush(): void {
+    this.scheduled = false;
+    if (!this.settled && !this.draining) this.send(this.take());
+  }
 }
 
 // Where the pieces of one upstream read are joined, shared by every stream. Every consumer of
@@ -295,7 +324,9 @@ function joined(pieces: readonly Buffer[]): Buffer {
 function nativeStage(usage: Usage): Stage {
   const scanner = new UsageScanner(usage);
   return {
-    start: () => null,
+    start() {
+      return null;
+    },
     take(bytes) {
       scanner.push(bytes);
       return bytes;
@@ -314,7 +345,9 @@ function nativeStage(usage: Usage): Stage {
 function convertedStage(conv: StreamConverter, usage: Usage): Stage {
   const parser = new SseParser();
   return {
-    start: () => conv.start(),
+    start() {
+      return conv.start();
+    },
     take(bytes) {
       let text = '';
       for (const frame of parser.push(bytes)) text += conv.push(frame.data);

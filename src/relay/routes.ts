@@ -92,7 +92,9 @@ async function deliver(ctx: RequestContext, call: ModelCall, firstByte: () => vo
       firstByte();
       return reply.push(piece);
     },
-    drain: () => reply.drain(),
+    drain() {
+      return reply.drain();
+    },
     end(last) {
       if (last !== null) firstByte();
       reply.end(last ?? undefined);

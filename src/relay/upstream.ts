@@ -61,16 +61,17 @@ export class UpstreamBody {
 
   /** The whole body; fails past `limit` bytes (the request is aborted then). */
   readAll(limit: number): Promise<Buffer> {
+    const body = this;
     return new Promise((resolve, reject) => {
       const parts: Buffer[] = [];
       let size = 0;
       this.consume({
-        data: (chunk) => {
+        data(chunk) {
           size += chunk.length;
-          if (size > limit) return this.destroy();
+          if (size > limit) return body.destroy();
           parts.push(chunk);
         },
-        end: (error) => {
+        end(error) {
           if (size > limit) reject(new BodyTooLarge(limit));
           else if (error) reject(error);
           else resolve(parts.length === 1 ? parts[0]! : Buffer.concat(parts, size));
@@ -111,41 +112,63 @@ export class BodyTooLarge extends Error {
  */
 function exchange(pool: Pool, options: Dispatcher.DispatchOptions, signal: AbortWatch): Promise<UpstreamResponse> {
   if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise((resolve, reject) => {
-    let controller: Controller | null = null;
-    let body: UpstreamBody | null = null;
-    let done = false;
-    const onAbort = () => controller?.abort(signal.reason!);
-    const close = (error?: Error) => {
-      if (done) return;
-      done = true;
-      signal.removeEventListener('abort', onAbort);
-      if (body) body.finish(error);
-      else reject(error ?? new Error('the upstream closed before answering'));
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-    pool.dispatch(options, {
-      onRequestStart(c) {
-        controller = c;
-        if (signal.aborted) c.abort(signal.reason!);
-      },
-      onResponseStart(c, statusCode, headers) {
-        // 1xx heads come before the real one.
-        if (statusCode < 200) return;
-        body = new UpstreamBody(c);
-        resolve({ statusCode, headers, body });
-      },
-      onResponseData(_c, chunk) {
-        body?.push(chunk);
-      },
-      onResponseEnd() {
-        close();
-      },
-      onResponseError(_c, err) {
-        close(err);
-      },
-    });
-  });
+  return new Promise((resolve, reject) => pool.dispatch(options, new Exchange(signal, resolve, reject)));
+}
+
+/**
+ * The dispatch handler of one `exchange`. A class, not closures: under tsx every closure bound
+ * to a name is renamed with Object.defineProperty when it is created, a cost per call that
+ * methods do not pay.
+ */
+class Exchange implements Dispatcher.DispatchHandler {
+  private controller: Controller | null = null;
+  private body: UpstreamBody | null = null;
+  private done = false;
+  private readonly onAbort = this.abort.bind(this);
+
+  constructor(
+    private readonly signal: AbortWatch,
+    private readonly resolve: (res: UpstreamResponse) => void,
+    private readonly reject: (err: Error) => void,
+  ) {
+    signal.addEventListener('abort', this.onAbort, { once: true });
+  }
+
+  onRequestStart(c: Controller): void {
+    this.controller = c;
+    if (this.signal.aborted) c.abort(this.signal.reason!);
+  }
+
+  onResponseStart(c: Controller, statusCode: number, headers: UpstreamResponse['headers']): void {
+    // 1xx heads come before the real one.
+    if (statusCode < 200) return;
+    this.body = new UpstreamBody(c);
+    this.resolve({ statusCode, headers, body: this.body });
+  }
+
+  onResponseData(_c: Controller, chunk: Buffer): void {
+    this.body?.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    this.close();
+  }
+
+  onResponseError(_c: Controller, err: Error): void {
+    this.close(err);
+  }
+
+  private abort(): void {
+    this.controller?.abort(this.signal.reason!);
+  }
+
+  private close(error?: Error): void {
+    if (this.done) return;
+    this.done = true;
+    this.signal.removeEventListener('abort', this.onAbort);
+    if (this.body) this.body.finish(error);
+    else this.reject(error ?? new Error('the upstream closed before answering'));
+  }
 }
 
 /**
