@@ -229,11 +229,7 @@ function forward(body: UpstreamBody, stage: Stage, sink: StreamSink): Promise<vo
   return new Promise((resolve, reject) => new Forwarding(body, stage, sink, resolve, reject).start());
 }
 
-/**
- * One stream on its way (see `forward`). A class, not closures: under tsx every closure bound
- * to a name is renamed with Object.defineProperty when it is created, a cost per stream
- * that methods do not pay.
- */
+/** One stream on its way (see `forward`); a class rather than closures for the reason `Exchange` in upstream.ts gives. */
 class Forwarding implements BodyConsumer {
   private read: Buffer[] = [];
   private scheduled = false;
