@@ -48,6 +48,8 @@ export const ConfigSchema = z
     /** Seconds a browser session made by login lasts. */
     SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 365).default(168),
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
+    /** How long the front door and workers wait to open a PostgreSQL connection before failing. */
+    DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(3000),
     /** Requests per minute one API credential may make (token bucket in Redis; 0 = unlimited). */
     RATE_LIMIT_CREDENTIAL_PER_MIN: z.coerce.number().int().min(0).default(6000),
     /** Requests per minute one relay key may make (0 = unlimited). */

@@ -24,7 +24,7 @@ export interface FrontDoor {
 
 /** Builds the front door's parts and starts listening. Used by `radar serve` and by tests. */
 export async function startFrontDoor(config: Config, log: Logger = createLogger(config.LOG_LEVEL, { role: 'front-door' })): Promise<FrontDoor> {
-  const db = createDb({ url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, applicationName: 'radar-front-door' });
+  const db = createDb({ url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, applicationName: 'radar-front-door', connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS });
   const redis = createRedis(config.REDIS_URL, { blocking: false, name: 'radar-front-door' });
   // Queue connections may wait for Redis to come back: a job add must not be dropped on a blip.
   const queueRedis = createRedis(config.REDIS_URL, { blocking: true, name: 'radar-front-door-queues' });

@@ -26,7 +26,7 @@ export async function startWorkers(config: Config, names: readonly string[], log
   if (unknown.length) throw new Error(`unknown queue ${unknown.join(', ')}; known: ${knownQueues().join(', ') || 'none'}`);
   const chosen = names.length ? QUEUE_WORKERS.filter((w) => names.includes(w.queue)) : QUEUE_WORKERS;
 
-  const db = createDb({ url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, applicationName: 'radar-worker' });
+  const db = createDb({ url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, applicationName: 'radar-worker', connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS });
   const queueRedis = createRedis(config.REDIS_URL, { blocking: true, name: 'radar-worker-queues' });
   queueRedis.on('error', (err) => log.debug({ err }, 'redis connection error'));
   const queues = new QueueRegistry(queueRedis, config.QUEUE_PREFIX);

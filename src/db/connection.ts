@@ -18,6 +18,8 @@ export interface DbOptions {
   url: string;
   poolSize: number;
   applicationName: string;
+  /** How long opening a connection may take; tools and tests wait longer than the servers. */
+  connectTimeoutMs?: number;
 }
 
 export function createDb(opts: DbOptions): Db {
@@ -25,8 +27,10 @@ export function createDb(opts: DbOptions): Db {
     connectionString: opts.url,
     max: opts.poolSize,
     application_name: opts.applicationName,
-    // Fail fast when Postgres is down so the front door can answer 503 within its wait.
-    connectionTimeoutMillis: 3000,
+    // Servers pass DATABASE_CONNECT_TIMEOUT_MS (3 s) so the front door answers 503 within its
+    // wait when Postgres hangs; a refused connection fails at once either way. Tools and tests
+    // wait longer: on a loaded machine a fresh connection can take more than 3 s.
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? 15_000,
     idleTimeoutMillis: 30_000,
     keepAlive: true,
   });

@@ -33,6 +33,8 @@ export async function testServices(env: Record<string, string> = {}, opts: { pgB
     QUEUE_PREFIX: tag,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     DATABASE_POOL_SIZE: '5',
+    // CI machines run many test files at once; a 3 s connect would fail setups there.
+    DATABASE_CONNECT_TIMEOUT_MS: '15000',
     SHUTDOWN_TIMEOUT_MS: '5000',
     ...env,
   });
