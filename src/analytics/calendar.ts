@@ -113,3 +113,26 @@ export function monthStart(day: number): number {
   return Math.floor(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) / DAY);
 }
 
+
+/**
+ * The instant of a UTC timestamp as normalizeTimestamp writes it (`…T14:13:27.123456789Z`), as
+ * epoch ms with a fraction, rounded to the microsecond as PostgreSQL rounds it (rint of the
+ * fraction's microseconds): records' `occurred_at` are stored that way, so a bound compares with
+ * them as the client wrote it. Exact to the microsecond within some centuries of 1970.
+ */
+export function instantOf(utc: string): number {
+  const whole = Date.parse(`${utc.slice(0, 19)}Z`);
+  const us = Number(`0.${utc.slice(20, -1)}`) * 1e6;
+  const rounded = Math.round(us);
+  // rint: halves to even
+  return whole + (rounded - us === 0.5 && rounded % 2 !== 0 ? rounded - 1 : rounded) / 1000;
+}
+
+/** An instant as UTC ISO 8601: milliseconds always, microseconds when it has any. */
+export function isoInstant(t: number): string {
+  let ms = Math.floor(t);
+  let us = Math.round((t - ms) * 1000);
+  if (us === 1000) [ms, us] = [ms + 1, 0];
+  const iso = new Date(ms).toISOString();
+  return us === 0 ? iso : `${iso.slice(0, -1)}${String(us).padStart(3, '0')}Z`;
+}

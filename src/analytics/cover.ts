@@ -1,4 +1,4 @@
-import { DAY, HOUR, QUARTER } from './calendar.ts';
+import { DAY, HOUR, isoInstant, QUARTER } from './calendar.ts';
 
 /**
  * Rollup grains (sql/migrations/0004_analytics.sql, 0007_analytics_four_hour_grain.sql):
@@ -45,23 +45,64 @@ export function cover(from: number, to: number): BucketRange[] {
   return out;
 }
 
-/** Ranges of many periods, as the parallel arrays the SQL unnests; `groups[i]` names the period. */
+/** A stretch of time read from raw records: [from, to), epoch ms (with a microsecond fraction). */
+export interface Span {
+  from: number;
+  to: number;
+}
+
+/**
+ * A period of any two instants: the whole buckets between its first and last quarter hour
+ * (cover), and its ragged ends, the parts before the first and after the last, each shorter
+ * than a quarter hour, which the reads take from the raw records. A period within one or two
+ * quarter hours has no whole bucket and is one raw span.
+ */
+export function tile(from: number, to: number): { buckets: BucketRange[]; raw: Span[] } {
+  const lo = Math.ceil(from / QUARTER) * QUARTER;
+  const hi = Math.floor(to / QUARTER) * QUARTER;
+  if (lo >= hi) return { buckets: [], raw: from < to ? [{ from, to }] : [] };
+  const raw: Span[] = [];
+  if (from < lo) raw.push({ from, to: lo });
+  if (hi < to) raw.push({ from: hi, to });
+  return { buckets: cover(lo, hi), raw };
+}
+
+/**
+ * Bucket ranges and raw spans of many periods, as the parallel arrays the SQL unnests;
+ * `groups[i]` and `rawGroups[i]` name the period. Every read of ranges (sql/analytics) adds the
+ * raw spans' figures, counted from the records (edge-counts.sql, edge-sets.sql), to the buckets'.
+ */
 export interface RangeArrays {
   grains: Grain[];
   los: string[];
   his: string[];
   groups: number[];
+  rawLos: string[];
+  rawHis: string[];
+  rawGroups: number[];
 }
 
 export function rangeArrays(periods: ReadonlyArray<{ from: number; to: number; group: number }>): RangeArrays {
-  const r: RangeArrays = { grains: [], los: [], his: [], groups: [] };
-  for (const p of periods) {
-    for (const c of cover(p.from, p.to)) {
-      r.grains.push(c.grain);
-      r.los.push(new Date(c.lo).toISOString());
-      r.his.push(new Date(c.hi).toISOString());
-      r.groups.push(p.group);
-    }
-  }
+  const r: RangeArrays = { grains: [], los: [], his: [], groups: [], rawLos: [], rawHis: [], rawGroups: [] };
+  for (const p of periods) addPeriod(r, p.from, p.to, p.group);
   return r;
+}
+
+/** Adds the buckets and raw spans of [from, to) to `r` as group `group`. */
+export function addPeriod(r: RangeArrays, from: number, to: number, group: number): void {
+  const { buckets, raw } = tile(from, to);
+  for (const c of buckets) addBuckets(r, c, group);
+  for (const s of raw) {
+    r.rawLos.push(isoInstant(s.from));
+    r.rawHis.push(isoInstant(s.to));
+    r.rawGroups.push(group);
+  }
+}
+
+/** Adds one range of whole buckets to `r` as group `group`. */
+export function addBuckets(r: RangeArrays, c: BucketRange, group: number): void {
+  r.grains.push(c.grain);
+  r.los.push(new Date(c.lo).toISOString());
+  r.his.push(new Date(c.hi).toISOString());
+  r.groups.push(group);
 }

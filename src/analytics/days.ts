@@ -1,9 +1,9 @@
 import { RESOURCES, type Resource } from '../auth/scopes.ts';
-import { rangeArrays } from './cover.ts';
+import { rangeArrays, type Span } from './cover.ts';
 import { Figures } from './figures.ts';
 import { DAY, HOUR } from './calendar.ts';
-import { dayHours, dayPresence, freshness as loadFreshness, series, summaries, type DayHours, type Queryable, type SummaryRow } from './repo.ts';
-import type { Window } from './window.ts';
+import { dayHours, dayPresence, freshness as loadFreshness, series, summaries, type DayHours, type Queryable, type SeriesRow, type SummaryRow } from './repo.ts';
+import { presentWindow, type Window } from './window.ts';
 
 /**
  * The summary metrics (spec 2.4) that can stand in for raw records, the figure each feeds, and
@@ -75,16 +75,24 @@ export const PRESENCE_METRICS: readonly string[] = [...new Set([...RESOURCES.map
  */
 export async function loadDays(lanes: readonly Queryable[], siteId: string, w: Window, dayMetrics: readonly string[] = []): Promise<DayData> {
   const db = lanes[0]!;
-  const wholeHours = daysOnWholeHours(w);
-  // The hourly values of `dayMetrics` (timeseries) are the biggest read: on a lane of their own
-  // when there is one, while the rest is read on the first (one query at a time per connection).
-  const { from, to } = utcDays(w);
-  const aside = wholeHours && dayMetrics.length > 0 && lanes[1] ? dayHours(lanes[1], siteId, from, to, dayMetrics) : null;
-  aside?.catch(() => undefined); // awaited below; a failure before then must not go unhandled
-  const window = await series(db, siteId, rangeArrays([{ from: w.from, to: w.to, group: 0 }]), null);
-  const days = wholeHours
-    ? await daysFromHours(db, siteId, w, PRESENCE_METRICS.filter((m) => !dayMetrics.includes(m)), aside ?? (dayMetrics.length > 0 ? dayHours(db, siteId, from, to, dayMetrics) : []))
-    : await daysFromRanges(db, siteId, w, [...new Set([...PRESENCE_METRICS, ...dayMetrics])]);
+  const core = hourCore(w);
+  let window: SeriesRow[];
+  let days: Figures[];
+  if (core) {
+    // The hourly values of `dayMetrics` (timeseries) are the biggest read: on a lane of their own
+    // when there is one, while the rest is read on the first (one query at a time per connection).
+    const { from, to } = utcDays(core);
+    const aside = dayMetrics.length > 0 && lanes[1] ? dayHours(lanes[1], siteId, from, to, dayMetrics) : null;
+    aside?.catch(() => undefined); // awaited below; a failure before then must not go unhandled
+    // One read for the window's figures: its whole hours (group -1) and, as the groups of their
+    // days, the parts of its first and last day outside them.
+    window = await series(db, siteId, rangeArrays([{ ...core, group: -1 }, ...fringes(w, core)]), null);
+    days = await daysFromHours(db, siteId, w, core, PRESENCE_METRICS.filter((m) => !dayMetrics.includes(m)), aside ?? (dayMetrics.length > 0 ? dayHours(db, siteId, from, to, dayMetrics) : []));
+    for (const r of window) if (r.grp >= 0) days[r.grp]!.add(r.metric, r.dim, r.currency, r.value);
+  } else {
+    window = await series(db, siteId, rangeArrays([{ from: w.from, to: w.to, group: 0 }]), null);
+    days = await daysFromRanges(db, siteId, w, [...new Set([...PRESENCE_METRICS, ...dayMetrics])]);
+  }
   const sums = await summaries(db, siteId, w.from, w.to);
   const fresh = await loadFreshness(db, siteId);
 
@@ -92,7 +100,15 @@ export async function loadDays(lanes: readonly Queryable[], siteId: string, w: W
   const families = new Map<string, { records: number; first: Date | null; last: Date | null }>();
   for (const r of window) {
     totals.add(r.metric, r.dim, r.currency, r.value);
-    if (r.metric.startsWith('records:')) families.set(r.metric.slice('records:'.length), { records: r.value, first: r.first_at, last: r.last_at });
+    if (!r.metric.startsWith('records:')) continue;
+    const name = r.metric.slice('records:'.length);
+    const f = families.get(name);
+    if (!f) families.set(name, { records: r.value, first: r.first_at, last: r.last_at });
+    else {
+      f.records += r.value;
+      if (r.first_at && (!f.first || r.first_at < f.first)) f.first = r.first_at;
+      if (r.last_at && (!f.last || r.last_at > f.last)) f.last = r.last_at;
+    }
   }
 
   // Counted before the fold, which adds summary figures to the days: for registrations and
@@ -115,7 +131,7 @@ export async function loadDays(lanes: readonly Queryable[], siteId: string, w: W
     days,
     summaryDays,
     coverage: {
-      window: { from: new Date(w.from).toISOString(), to: new Date(w.to).toISOString(), tz: w.tz, days: w.days.length },
+      window: presentWindow(w),
       families: Object.fromEntries(
         RESOURCES.map((r) => {
           const f = families.get(r);
@@ -136,20 +152,39 @@ export async function loadDays(lanes: readonly Queryable[], siteId: string, w: W
 }
 
 /**
- * Local days of a zone whose days start on whole hours, from UTC days: each hour goes to the
- * local day containing it. `valueRows` (read by the caller) are summed from their hourly
- * values. Metrics in `presence` are read from the days' hour bitmasks: their figure on a day is
- * how many of its hours have data, > 0 exactly when the day has data, which is all coverage
- * and the summary fold ask of them.
+ * The whole UTC hours of a window whose local days all start on whole hours (most zones,
+ * Asia/Shanghai included), whose days are then summed from UTC days' hourly values; null for
+ * other zones, and for a window holding no whole hour.
  */
-async function daysFromHours(db: Queryable, siteId: string, w: Window, presence: readonly string[], valueRows: Promise<DayHours[]> | DayHours[]): Promise<Figures[]> {
+export function hourCore(w: Window): Span | null {
+  if (!w.days.every((d, i) => i === 0 || d.from % HOUR === 0)) return null;
+  const core = { from: Math.ceil(w.from / HOUR) * HOUR, to: Math.floor(w.to / HOUR) * HOUR };
+  return core.from < core.to ? core : null;
+}
+
+/** The parts of the window's days outside its whole hours `core`, each as the group of its day. */
+function fringes(w: Window, core: Span): { from: number; to: number; group: number }[] {
+  return w.days.flatMap((d, group) => [
+    { from: d.from, to: Math.min(d.to, core.from), group },
+    { from: Math.max(d.from, core.to), to: d.to, group },
+  ]).filter((p) => p.from < p.to);
+}
+
+/**
+ * Local days within `core` (hourCore), from UTC days: each hour goes to the local day
+ * containing it. `valueRows` (read by the caller) are summed from their hourly values. Metrics
+ * in `presence` are read from the days' hour bitmasks: their figure on a day is how many of its
+ * hours have data, > 0 exactly when the day has data, which is all coverage and the summary
+ * fold ask of them.
+ */
+async function daysFromHours(db: Queryable, siteId: string, w: Window, core: Span, presence: readonly string[], valueRows: Promise<DayHours[]> | DayHours[]): Promise<Figures[]> {
   const days = w.days.map(() => new Figures());
   const starts = w.days.map((d) => d.from);
-  const { from, to } = utcDays(w);
-  // The local day of each hour read, -1 outside the window.
+  const { from, to } = utcDays(core);
+  // The local day of each hour read, -1 outside the core.
   const dayOfHour = Array.from({ length: (to - from) / HOUR }, (_, h) => {
     const t = from + h * HOUR;
-    return t < w.from || t >= w.to ? -1 : lastAtOrBefore(starts, t);
+    return t < core.from || t >= core.to ? -1 : lastAtOrBefore(starts, t);
   });
   // A UTC day meets at most a few local days: add each one's share once, not hour by hour.
   const spread = (utcDay: number, at: (hour: number) => number, add: (day: number, sum: number) => void) => {
@@ -182,14 +217,9 @@ async function daysFromHours(db: Queryable, siteId: string, w: Window, presence:
   return days;
 }
 
-/** True when every local day of the window starts on a whole hour: days are read from UTC days' hours. */
-export function daysOnWholeHours(w: Window): boolean {
-  return w.days.every((d) => d.from % HOUR === 0) && w.to % HOUR === 0;
-}
-
-/** The whole UTC days covering the window: [from, to), UTC midnights. */
-function utcDays(w: Window): { from: number; to: number } {
-  return { from: Math.floor(w.from / DAY) * DAY, to: Math.ceil(w.to / DAY) * DAY };
+/** The whole UTC days covering a span: [from, to), UTC midnights. */
+function utcDays(s: Span): Span {
+  return { from: Math.floor(s.from / DAY) * DAY, to: Math.ceil(s.to / DAY) * DAY };
 }
 
 /** Local days of any zone, each read as its own ranges of buckets (quarter hours at the ends). */

@@ -1,6 +1,7 @@
 import { RESOURCES } from '../auth/scopes.ts';
-import type { Db } from '../db/connection.ts';
+import { pgp, type Db } from '../db/connection.ts';
 import { sqlFile } from '../db/sql-file.ts';
+import { isoInstant } from './calendar.ts';
 import type { RangeArrays } from './cover.ts';
 
 const q = {
@@ -25,12 +26,12 @@ const q = {
   subscriptions: sqlFile('analytics/subscriptions.sql'),
   campaigns: sqlFile('analytics/campaigns.sql'),
   freshness: sqlFile('analytics/freshness.sql'),
+  edgeCounts: sqlFile('analytics/edge-counts.sql'),
+  edgeSets: sqlFile('analytics/edge-sets.sql'),
 };
 
 /** A database, task or transaction: the queries below run in any. */
 export type Queryable = Pick<Db, 'one' | 'oneOrNone' | 'any' | 'none' | 'many'>;
-
-const iso = (t: number) => new Date(t).toISOString();
 
 /** Inside a transaction: the settings of sql/analytics/tx-settings.sql for its remaining statements. */
 export async function applyTxSettings(t: Queryable): Promise<void> {
@@ -69,6 +70,15 @@ export function dirtySites(db: Queryable): Promise<{ site_id: string }[]> {
 
 // ---- reads ----
 
+/**
+ * The parameters of a read of ranges: the ranges, and the CTEs reading its raw spans
+ * (edge-counts.sql or edge-sets.sql) formatted with them, for the read's WITH.
+ */
+function ranged(siteId: string, r: RangeArrays, edges: 'edgeCounts' | 'edgeSets') {
+  const p = { siteId, ...r };
+  return { ...p, [edges]: pgp.as.format(q[edges], p) };
+}
+
 export interface SeriesRow {
   grp: number;
   metric: string;
@@ -81,7 +91,7 @@ export interface SeriesRow {
 
 /** `metrics`: only these metrics; null: all. */
 export function series(db: Queryable, siteId: string, r: RangeArrays, metrics: readonly string[] | null): Promise<SeriesRow[]> {
-  return db.any(q.series, { siteId, ...r, metrics });
+  return db.any(q.series, { ...ranged(siteId, r, 'edgeCounts'), metrics });
 }
 
 /** [UTC day start (epoch ms), metric, dim, currency, 24 hourly values] */
@@ -89,7 +99,7 @@ export type DayHours = [number, string, string, string, number[]];
 
 /** Site totals of these metrics on whole UTC days with their hourly values; `from`, `to` are UTC midnights. */
 export async function dayHours(db: Queryable, siteId: string, from: number, to: number, metrics: readonly string[]): Promise<DayHours[]> {
-  const { rows } = await db.one<{ rows: string }>(q.dayHours, { siteId, from: iso(from), to: iso(to), metrics });
+  const { rows } = await db.one<{ rows: string }>(q.dayHours, { siteId, from: isoInstant(from), to: isoInstant(to), metrics });
   if (!rows) return [];
   return rows.split('\n').map((line) => {
     const [bucket, metric, dim, currency, hours] = line.split('|') as [string, string, string, string, string];
@@ -106,7 +116,7 @@ export interface DayPresence {
 
 /** The hours with data per metric of the UTC days in [from, to) (UTC midnights) that have any. */
 export async function dayPresence(db: Queryable, siteId: string, from: number, to: number): Promise<DayPresence[]> {
-  const { rows } = await db.one<{ rows: string }>(q.dayPresence, { siteId, from: iso(from), to: iso(to) });
+  const { rows } = await db.one<{ rows: string }>(q.dayPresence, { siteId, from: isoInstant(from), to: isoInstant(to) });
   if (!rows) return [];
   return rows.split('\n').map((line) => {
     const [day, metrics, hours] = line.split('|') as [string, string, string];
@@ -123,11 +133,11 @@ export interface SourceRow {
 }
 
 export function sources(db: Queryable, siteId: string, r: RangeArrays): Promise<SourceRow[]> {
-  return db.any(q.sources, { siteId, ...r });
+  return db.any(q.sources, ranged(siteId, r, 'edgeCounts'));
 }
 
 export function distinctUsers(db: Queryable, siteId: string, kinds: readonly string[], r: RangeArrays): Promise<{ grp: number; kind: string; users: number }[]> {
-  return db.any(q.distinctUsers, { siteId, kinds, ...r });
+  return db.any(q.distinctUsers, { ...ranged(siteId, r, 'edgeSets'), kinds });
 }
 
 /** Which user-id chunks a distinct-user read covers: those with chunk % of = index. */
@@ -137,11 +147,11 @@ export interface ChunkPart {
 }
 
 export function funnelSteps(db: Queryable, siteId: string, kinds: readonly string[], r: RangeArrays, part: ChunkPart): Promise<{ step: number; users: number }[]> {
-  return db.many(q.funnel, { siteId, kinds, ...r, part: part.index, parts: part.of });
+  return db.many(q.funnel, { ...ranged(siteId, r, 'edgeSets'), kinds, part: part.index, parts: part.of });
 }
 
 export function retentionCells(db: Queryable, siteId: string, r: RangeArrays, part: ChunkPart): Promise<{ cohort: number; week: number; users: number }[]> {
-  return db.any(q.retention, { siteId, ...r, part: part.index, parts: part.of });
+  return db.any(q.retention, { ...ranged(siteId, r, 'edgeSets'), part: part.index, parts: part.of });
 }
 
 export interface SummaryRow {
@@ -153,12 +163,12 @@ export interface SummaryRow {
 }
 
 export function summaries(db: Queryable, siteId: string, from: number, to: number): Promise<SummaryRow[]> {
-  return db.any(q.summaries, { siteId, from: iso(from), to: iso(to) });
+  return db.any(q.summaries, { siteId, from: isoInstant(from), to: isoInstant(to) });
 }
 
 /** Per currency with any: MRR and active subscriptions at instant `at`. */
 export function subscriptionState(db: Queryable, siteId: string, at: number): Promise<{ currency: string; mrr: number; active: number }[]> {
-  return db.any(q.subscriptions, { siteId, at: iso(at) });
+  return db.any(q.subscriptions, { siteId, at: isoInstant(at) });
 }
 
 export function campaigns(db: Queryable, siteId: string): Promise<{ campaign_id: string; name: string; channel: string }[]> {

@@ -26,7 +26,7 @@ function viewRoute<S extends z.ZodType<AnalyticsQuery>>(v: View<S>): Route {
     auth: { kind: 'business', scopes: v.scopes },
     docs: {
       summary: v.summary,
-      description: 'Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or a timestamp on a quarter hour, `to` exclusive, at most 366 days; default the last 30 days, today included. Money is a map currency → minor units, never converted.',
+      description: 'Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or any instant with a zone, `to` exclusive, at most 366 days; default the last 30 local days up to now. Money is a map currency → minor units, never converted.',
       tags: ['analytics'],
       query: v.schema,
       errors: [400],

@@ -4,7 +4,7 @@ import { normalizeTimestamp } from '../ingest/timestamp.ts';
 
 const LOCAL_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-/** A local date `YYYY-MM-DD` (a whole day in `tz`) or a timestamp with a zone, kept as UTC. */
+/** A local date `YYYY-MM-DD` (the start of that day in `tz`) or any instant with a zone, kept as UTC. */
 const Bound = z.string().transform((v, ctx) => {
   if (LOCAL_DATE.test(v)) {
     const r = normalizeTimestamp(`${v}T00:00:00Z`);
@@ -18,22 +18,24 @@ const Bound = z.string().transform((v, ctx) => {
   return z.NEVER;
 });
 
-const base = {
-  /** Inclusive. @defaultValue 29 local days before `to`'s last day */
+/** The report window's parameters (src/analytics/window.ts), of analytics views and GEO reports. */
+export const windowParams = {
+  /** Inclusive. @defaultValue the start of the local day 29 days before the window's last */
   from: Bound.optional(),
-  /** Exclusive. @defaultValue the start of tomorrow in `tz` */
+  /** Exclusive. @defaultValue now */
   to: Bound.optional(),
   /** IANA zone days and weeks are cut in. @defaultValue RADAR_TZ */
   tz: z.string().refine(isTimeZone, 'must be an IANA time zone, e.g. Asia/Shanghai').optional(),
 };
 
 /** Query of every analytics view but timeseries. Unknown parameters are refused. */
-export const AnalyticsQuerySchema = z.strictObject(base);
+export const AnalyticsQuerySchema = z.strictObject(windowParams);
 
 /** Query of the timeseries view. */
 export const TimeseriesQuerySchema = z.strictObject({
-  ...base,
+  ...windowParams,
   interval: z.enum(['day', 'week', 'month']).default('day'),
 });
 
 export type AnalyticsQuery = z.output<typeof AnalyticsQuerySchema>;
+export type WindowParams = AnalyticsQuery;

@@ -1,6 +1,7 @@
 import type { Db } from '../db/connection.ts';
-import { cover, rangeArrays, type RangeArrays } from './cover.ts';
-import { daysOnWholeHours, loadDays, total, type Coverage, type DayData, type Freshness } from './days.ts';
+import { addBuckets, addPeriod, rangeArrays, type RangeArrays } from './cover.ts';
+import { isoInstant } from './calendar.ts';
+import { hourCore, loadDays, total, type Coverage, type DayData, type Freshness } from './days.ts';
 import { currenciesOf, Figures, ratio, scale, subtract, type Money } from './figures.ts';
 import { campaigns, distinctUsers, funnelSteps, retentionCells, sources, subscriptionState, type ChunkPart, type Queryable } from './repo.ts';
 import { inSharedSnapshot } from './snapshot.ts';
@@ -56,8 +57,8 @@ const SPLIT_LANES = 3;
 
 const whole = (w: Window): RangeArrays => rangeArrays([{ from: w.from, to: w.to, group: 0 }]);
 
-/** The instant subscription state is read at: the window's last moment, or now if earlier. */
-const stateInstant = (w: Window, now: number) => Math.min(w.to, now) - 1;
+/** The instant subscription state is read at: the window's last microsecond, or now's if earlier. */
+const stateInstant = (w: Window, now: number) => Math.min(w.to, now) - 0.001;
 
 /** MRR, ARR and active subscriptions at the window's state instant. */
 async function subscriptions(db: Queryable, siteId: string, w: Window, now: number) {
@@ -107,7 +108,7 @@ export function overview(db: Db, siteId: string, w: Window, now: number) {
 /** Timeseries has no reads of its own: the day figures, their per-day values on a lane of their own. */
 export async function timeseries(db: Db, siteId: string, w: Window, interval: Interval) {
   // Other zones read their days as ranges of buckets, all on one connection.
-  const lanes = daysOnWholeHours(w) ? 2 : 1;
+  const lanes = hourCore(w) ? 2 : 1;
   const { days, summaryDays, coverage, freshness } = await inSharedSnapshot(db, lanes, (t) => loadDays(t, siteId, w, TIMESERIES_METRICS));
   const money: Money[] = [];
   const buckets = periods(w, interval).map(({ period, days: idx }) => {
@@ -120,8 +121,8 @@ export async function timeseries(db: Db, siteId: string, w: Window, interval: In
     // from a day whose records add up to zero.
     const observed = idx.some((i) => summaryDays.has(i) || days[i]!.hasRecords());
     return {
-      start: new Date(period.from).toISOString(),
-      end: new Date(period.to).toISOString(),
+      start: isoInstant(period.from),
+      end: isoInstant(period.to),
       label: period.label,
       observed,
       visits: t.count('visits'),
@@ -243,13 +244,8 @@ export function retention(db: Db, siteId: string, w: Window) {
     const ranges = rangeArrays(weeks.map((p, i) => ({ from: p.from, to: p.to, group: i })));
     // Group -1, everything before the window: whole months from the beginning, then the rest.
     const monthStart = Date.UTC(new Date(w.from).getUTCFullYear(), new Date(w.from).getUTCMonth(), 1);
-    for (const c of [{ grain: 'm' as const, lo: BEGINNING, hi: monthStart }, ...cover(monthStart, w.from)]) {
-      if (c.lo >= c.hi) continue;
-      ranges.grains.push(c.grain);
-      ranges.los.push(new Date(c.lo).toISOString());
-      ranges.his.push(new Date(c.hi).toISOString());
-      ranges.groups.push(-1);
-    }
+    if (BEGINNING < monthStart) addBuckets(ranges, { grain: 'm', lo: BEGINNING, hi: monthStart }, -1);
+    addPeriod(ranges, monthStart, w.from, -1);
     const cells = new Map<string, number>();
     for (const c of await inParts(t, (tx, part) => retentionCells(tx, siteId, ranges, part))) {
       const k = `${c.cohort}:${c.week}`;
@@ -260,8 +256,8 @@ export function retention(db: Db, siteId: string, w: Window) {
       const size = cell(i, i);
       return {
         label: p.label,
-        start: new Date(p.from).toISOString(),
-        end: new Date(p.to).toISOString(),
+        start: isoInstant(p.from),
+        end: isoInstant(p.to),
         users: size,
         weeks: weeks.slice(i + 1).map((_, k) => {
           const active = cell(i, i + 1 + k);

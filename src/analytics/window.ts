@@ -1,15 +1,15 @@
 import { HttpError } from '../errors/http-error.ts';
-import { canonicalZone, dayOfDate, dayStart, isoDate, localDay, monthStart, QUARTER, UncuttableZone, weekday } from './calendar.ts';
-import type { AnalyticsQuery } from './schemas.ts';
+import { canonicalZone, dayOfDate, dayStart, instantOf, isoDate, isoInstant, localDay, monthStart, UncuttableZone, weekday } from './calendar.ts';
+import type { WindowParams } from './schemas.ts';
 
 /** The longest window a view answers for, in local days. */
 export const MAX_WINDOW_DAYS = 366;
-/** The default window: this many local days up to and including today. */
+/** The default window: this many local days up to now, today's beginning included. */
 export const DEFAULT_WINDOW_DAYS = 30;
 
 /** A stretch of the window: a local day, week or month, clipped to the window. */
 export interface Period {
-  /** epoch ms, inclusive */
+  /** epoch ms, inclusive (a window's ends carry their microseconds as a fraction) */
   from: number;
   /** epoch ms, exclusive */
   to: number;
@@ -17,6 +17,10 @@ export interface Period {
   label: string;
 }
 
+/**
+ * A report window, the one definition analytics views and GEO reports share: `from` inclusive,
+ * `to` exclusive, any two instants (to the microsecond), cut into the local days of `tz`.
+ */
 export interface Window {
   from: number;
   to: number;
@@ -32,25 +36,24 @@ function invalid(name: string, message: string): HttpError {
 }
 
 /**
- * The window a query asks for. `from`/`to` are local dates in `tz` (`to` exclusive) or
- * timestamps on a quarter hour; by default the last 30 local days, today included.
+ * The window a query asks for. `from`/`to` are local dates in `tz` (the start of that day; `to`
+ * exclusive) or instants with a zone. By default `to` is now and `from` the start of the local
+ * day 29 days before the window's last: the last 30 local days up to now.
  */
-export function resolveWindow(q: AnalyticsQuery, defaultTz: string, now: number): Window {
+export function resolveWindow(q: WindowParams, defaultTz: string, now: number): Window {
   const tz = canonicalZone(q.tz ?? defaultTz);
   try {
-    const bound = (name: 'from' | 'to', v: string | undefined, fallbackDay: number): number => {
-      if (v === undefined) return dayStart(tz, fallbackDay);
-      if (/^\d{4}-\d{2}-\d{2}$/.test(v)) return dayStart(tz, dayOfDate(v));
-      const t = Date.parse(v);
-      if (t % QUARTER !== 0) throw invalid(name, 'a timestamp must fall on a quarter hour (e.g. 10:00, 10:15); use a date for whole days');
-      return t;
+    const bound = (v: string | undefined, fallback: () => number): number => {
+      if (v === undefined) return fallback();
+      return /^\d{4}-\d{2}-\d{2}$/.test(v) ? dayStart(tz, dayOfDate(v)) : instantOf(v);
     };
-    const today = localDay(tz, now);
-    const to = bound('to', q.to, today + 1);
-    const from = bound('from', q.from, localDay(tz, to - 1) - (DEFAULT_WINDOW_DAYS - 1));
-    if (to <= from) throw invalid('to', 'must be after from');
-    const first = localDay(tz, from);
-    const last = localDay(tz, to - 1);
+    const to = bound(q.to, () => now);
+    // The local day holding the window's last instant, to the microsecond.
+    const lastDay = (end: number) => localDay(tz, Math.ceil(end) - 1);
+    const from = bound(q.from, () => dayStart(tz, lastDay(to) - (DEFAULT_WINDOW_DAYS - 1)));
+    if (to <= from) throw invalid('to', q.to === undefined ? 'must be after from (to defaults to now)' : 'must be after from');
+    const first = localDay(tz, Math.floor(from));
+    const last = lastDay(to);
     if (last - first + 1 > MAX_WINDOW_DAYS) throw invalid('to', `the window may span at most ${MAX_WINDOW_DAYS} days`);
     const days: Period[] = [];
     for (let d = first; d <= last; d++) {
@@ -61,6 +64,11 @@ export function resolveWindow(q: AnalyticsQuery, defaultTz: string, now: number)
     if (err instanceof UncuttableZone) throw invalid('tz', `${err.message}; choose a window after the zone adopted a standard offset`);
     throw err;
   }
+}
+
+/** The window as answers name it: its exact ends in UTC, its zone and its local days. */
+export function presentWindow(w: Window): { from: string; to: string; tz: string; days: number } {
+  return { from: isoInstant(w.from), to: isoInstant(w.to), tz: w.tz, days: w.days.length };
 }
 
 /**

@@ -2,19 +2,26 @@ import type { Db } from '../db/connection.ts';
 import { metricsByModel, ratio } from './metrics.ts';
 import { entityCounts, findConfig, metricCounts, runCoverage, trafficSources } from './repo.ts';
 import { AI_ASSISTANTS, visitAssistant, type AssistantId } from './traffic.ts';
-import { daysOf, type ReportWindow } from './window.ts';
+import { isoInstant } from '../analytics/calendar.ts';
+import { presentWindow, type Window } from '../analytics/window.ts';
+
+/** The window as the GEO queries take it: its exact ends in UTC, and its zone. */
+const bounds = (w: Window) => ({ from: isoInstant(w.from), to: isoInstant(w.to), tz: w.tz });
+
+/** The local dates of the window's days. */
+const daysOf = (w: Window) => w.days.map((d) => d.label);
 
 /**
  * GET geo/overview: the metrics over the window, overall and per model; how often the brand and
  * each competitor are named and where; and coverage: runs that succeeded out of runs finished
  * in the window, and configured models that answered at least once.
  */
-export async function overview(db: Db, siteId: string, w: ReportWindow) {
+export async function overview(db: Db, siteId: string, w: Window) {
   const [config, rows, entities, coverage] = await Promise.all([
     findConfig(db, siteId),
-    metricCounts(db, siteId, w),
-    entityCounts(db, siteId, w),
-    runCoverage(db, siteId, w),
+    metricCounts(db, siteId, bounds(w)),
+    entityCounts(db, siteId, bounds(w)),
+    runCoverage(db, siteId, bounds(w)),
   ]);
   const models = config?.models ?? [];
   const { overall, models: perModel } = metricsByModel(rows, models);
@@ -48,18 +55,18 @@ export async function overview(db: Db, siteId: string, w: ReportWindow) {
         models: { configured: models, answered, rate: ratio(answered.length, models.length) },
       },
     },
-    window: w,
+    window: presentWindow(w),
     freshness: { as_of: new Date().toISOString(), last_answer_at: coverage.last_answer_at?.toISOString() ?? null },
   };
 }
 
 /** GET geo/trends: the metrics of every day of the window (in its time zone), overall and per model. */
-export async function trends(db: Db, siteId: string, w: ReportWindow) {
-  const [config, rows] = await Promise.all([findConfig(db, siteId), metricCounts(db, siteId, w)]);
+export async function trends(db: Db, siteId: string, w: Window) {
+  const [config, rows] = await Promise.all([findConfig(db, siteId), metricCounts(db, siteId, bounds(w))]);
   const models = config?.models ?? [];
   return {
     data: daysOf(w).map((day) => ({ day, ...metricsByModel(rows.filter((r) => r.day === day), models) })),
-    window: w,
+    window: presentWindow(w),
   };
 }
 
@@ -69,8 +76,8 @@ export async function trends(db: Db, siteId: string, w: ReportWindow) {
  * (see assistantOf); campaign `channel` values are the spec's fixed list (search, social, …),
  * none of which can name an assistant.
  */
-export async function traffic(db: Db, siteId: string, w: ReportWindow) {
-  const sources = await trafficSources(db, siteId, w);
+export async function traffic(db: Db, siteId: string, w: Window) {
+  const sources = await trafficSources(db, siteId, bounds(w));
   const perDay = new Map<string, Map<AssistantId, number>>();
   const totals = new Map<AssistantId, number>(AI_ASSISTANTS.map((a) => [a.id, 0]));
   for (const s of sources) {
@@ -91,6 +98,6 @@ export async function traffic(db: Db, siteId: string, w: ReportWindow) {
         assistants: Object.fromEntries(AI_ASSISTANTS.map((a) => [a.id, perDay.get(day)?.get(a.id) ?? 0])),
       })),
     },
-    window: w,
+    window: presentWindow(w),
   };
 }

@@ -17,7 +17,7 @@ import {
   AnswersQuery, CitationsQuery, GeoAuditBody, GeoConfigBody, GeoPromptBody, GeoRunBody, IDEMPOTENCY_KEY,
   PageQuery, ReportsQuery, RunsQuery, SiteChecksQuery, WindowQuery,
 } from './schemas.ts';
-import { reportWindow } from './window.ts';
+import { resolveWindow } from '../analytics/window.ts';
 
 /** Prompts a site may track; each is asked of every model on every run. */
 export const MAX_PROMPTS = 200;
@@ -33,6 +33,8 @@ const EVIDENCE: Scope[] = ['geo:read', 'geo:evidence:read'];
 
 const site = (ctx: RequestContext) => ctx.params.siteId!.toLowerCase();
 const windowOf = (w: { from?: string; to?: string }) => ({ from: w.from ?? null, to: w.to ?? null });
+/** The report window of geo/overview, trends and traffic: the one analytics views use. */
+const reportWindow = (ctx: RequestContext, app: AppContext) => resolveWindow(parseQuery(WindowQuery, ctx), app.config.RADAR_TZ, Date.now());
 
 function geo(method: Route['method'], path: string, scopes: Scope[], docs: Omit<RouteDocs, 'tags'>, handler: Route['handler']): Route {
   return route({ method, path: `/api/v1/sites/:siteId/geo/${path}`, auth: { kind: 'business', scopes }, docs: { ...docs, tags: ['geo'] }, handler });
@@ -146,9 +148,9 @@ export const geoRoutes: Route[] = [
     const q = parseQuery(CitationsQuery, ctx);
     return { body: pageOf(q, await repo.listCitations(app.db, site(ctx), { ...q, ...windowOf(q), runId: q.run_id, domain: q.domain?.toLowerCase().replace(/^www\./, '') }), presentCitedUrl) };
   }),
-  geo('GET', 'overview', READ, { summary: 'Mention rate, share of voice, citation rate, average position and coverage over a window', query: WindowQuery }, async (ctx, app) => ({ body: await overview(app.db, site(ctx), reportWindow(parseQuery(WindowQuery, ctx), app.config.RADAR_TZ)) })),
-  geo('GET', 'trends', READ, { summary: 'The GEO metrics per day of a window, overall and per model', query: WindowQuery }, async (ctx, app) => ({ body: await trends(app.db, site(ctx), reportWindow(parseQuery(WindowQuery, ctx), app.config.RADAR_TZ)) })),
-  geo('GET', 'traffic', READ, { summary: 'Visits sent by AI assistants, per assistant and day', query: WindowQuery }, async (ctx, app) => ({ body: await traffic(app.db, site(ctx), reportWindow(parseQuery(WindowQuery, ctx), app.config.RADAR_TZ)) })),
+  geo('GET', 'overview', READ, { summary: 'Mention rate, share of voice, citation rate, average position and coverage over a window', query: WindowQuery }, async (ctx, app) => ({ body: await overview(app.db, site(ctx), reportWindow(ctx, app)) })),
+  geo('GET', 'trends', READ, { summary: 'The GEO metrics per day of a window, overall and per model', query: WindowQuery }, async (ctx, app) => ({ body: await trends(app.db, site(ctx), reportWindow(ctx, app)) })),
+  geo('GET', 'traffic', READ, { summary: 'Visits sent by AI assistants, per assistant and day', query: WindowQuery }, async (ctx, app) => ({ body: await traffic(app.db, site(ctx), reportWindow(ctx, app)) })),
   geo('GET', 'reports', READ, { summary: 'Page audits, newest first', query: ReportsQuery }, async (ctx, app) => {
     const q = parseQuery(ReportsQuery, ctx);
     return { body: pageOf(q, await repo.listAudits(app.db, site(ctx), { ...q, ...windowOf(q) }), presentAudit) };

@@ -1,6 +1,7 @@
 import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
 import { isTimeZone } from '../../config/env.ts';
+import { windowParams } from '../analytics/schemas.ts';
 import { Timestamp } from '../ingest/schemas.ts';
 
 /**
@@ -110,7 +111,6 @@ const integer = (min: number, max: number, fallback: number) =>
 
 const page = { limit: integer(1, 200, 50), offset: integer(0, 10_000, 0) };
 const window = { from: Timestamp.optional(), to: Timestamp.optional() };
-const tz = { tz: z.string().refine(isTimeZone, 'must be an IANA time zone').optional() };
 
 function ordered<T extends { from?: string; to?: string }>(q: T, ctx: z.RefinementCtx): void {
   if (q.from !== undefined && q.to !== undefined && Date.parse(q.to) <= Date.parse(q.from)) {
@@ -126,9 +126,8 @@ export const AnswersQuery = z
 export const CitationsQuery = z
   .strictObject({ ...page, ...window, run_id: z.uuid().optional(), model: z.string().min(1).max(200).optional(), domain: z.string().min(1).max(253).optional() })
   .superRefine(ordered);
-/** Windowed reads: `from` inclusive, `to` exclusive, default the last 30 days; days cut in `tz`. */
-export const WindowQuery = z.strictObject({ ...window, ...tz }).superRefine(ordered);
+/** Report windows (src/analytics/window.ts): as the analytics views take them. */
+export const WindowQuery = z.strictObject(windowParams);
 export const ReportsQuery = z.strictObject({ ...page, ...window }).superRefine(ordered);
 export const SiteChecksQuery = z.strictObject({ url: z.string().min(1).max(2048).optional() });
 
-export type WindowInput = z.output<typeof WindowQuery>;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { dayOfDate, dayStart, isoDate, localDay, weekday } from '../../src/analytics/calendar.ts';
-import { cover } from '../../src/analytics/cover.ts';
+import { dayOfDate, dayStart, instantOf, isoDate, isoInstant, localDay, weekday } from '../../src/analytics/calendar.ts';
+import { cover, tile } from '../../src/analytics/cover.ts';
 
 const at = (iso: string) => Date.parse(iso);
 const start = (tz: string, date: string) => new Date(dayStart(tz, dayOfDate(date))).toISOString();
@@ -40,4 +40,31 @@ test('cover tiles a window exactly with the coarsest buckets that fit', () => {
   ]);
   assert.deepEqual(cover(at('2026-11-01T18:15:00Z'), at('2026-11-01T20:45:00Z')).map((c) => c.grain), ['q', 'h', 'q']);
   assert.throws(() => cover(at('2026-11-01T18:10:00Z'), at('2026-11-01T20:00:00Z')), RangeError);
+});
+
+test('tile: whole buckets between the first and last quarter hour, raw spans shorter than one at the ends', () => {
+  const spans = (from: string, to: string) => {
+    const t = tile(instantOf(from), instantOf(to));
+    return { buckets: t.buckets.map((c) => [c.grain, isoInstant(c.lo), isoInstant(c.hi)]), raw: t.raw.map((s) => [isoInstant(s.from), isoInstant(s.to)]) };
+  };
+  assert.deepEqual(spans('2026-11-23T09:47:31.000250Z', '2026-11-23T14:13:27Z'), {
+    buckets: [['h', '2026-11-23T10:00:00.000Z', '2026-11-23T14:00:00.000Z']],
+    raw: [['2026-11-23T09:47:31.000250Z', '2026-11-23T10:00:00.000Z'], ['2026-11-23T14:00:00.000Z', '2026-11-23T14:13:27.000Z']],
+  });
+  assert.deepEqual(spans('2026-11-23T14:05:00Z', '2026-11-23T14:13:27Z'), { buckets: [], raw: [['2026-11-23T14:05:00.000Z', '2026-11-23T14:13:27.000Z']] });
+  assert.deepEqual(spans('2026-11-23T13:59:59Z', '2026-11-23T14:15:01Z'), {
+    buckets: [['q', '2026-11-23T14:00:00.000Z', '2026-11-23T14:15:00.000Z']],
+    raw: [['2026-11-23T13:59:59.000Z', '2026-11-23T14:00:00.000Z'], ['2026-11-23T14:15:00.000Z', '2026-11-23T14:15:01.000Z']],
+  });
+  assert.deepEqual(spans('2026-11-23T14:00:00Z', '2026-11-23T14:15:00Z'), { buckets: [['q', '2026-11-23T14:00:00.000Z', '2026-11-23T14:15:00.000Z']], raw: [] });
+});
+
+test('instants keep microseconds, rounded from finer fractions as PostgreSQL rounds them', () => {
+  assert.equal(isoInstant(instantOf('2026-11-23T14:13:27.123456Z')), '2026-11-23T14:13:27.123456Z');
+  assert.equal(isoInstant(instantOf('2026-11-23T14:13:27.1Z')), '2026-11-23T14:13:27.100Z');
+  // SELECT '…00.0000015Z'::timestamptz is …00.000002, '…00.0000025Z' too (halves to even), '…00.0000005Z' …00.
+  assert.equal(isoInstant(instantOf('2026-01-01T00:00:00.0000015Z')), '2026-01-01T00:00:00.000002Z');
+  assert.equal(isoInstant(instantOf('2026-01-01T00:00:00.0000025Z')), '2026-01-01T00:00:00.000002Z');
+  assert.equal(isoInstant(instantOf('2026-01-01T00:00:00.0000005Z')), '2026-01-01T00:00:00.000Z');
+  assert.equal(isoInstant(instantOf('2026-01-01T00:00:00.9999996Z')), '2026-01-01T00:00:01.000Z');
 });

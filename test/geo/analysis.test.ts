@@ -6,7 +6,7 @@ import { readPage } from '../../src/geo/audit/html.ts';
 import { RobotsTxt } from '../../src/geo/audit/robots.ts';
 import { findMentions, type Entity } from '../../src/geo/mentions.ts';
 import { assistantOf } from '../../src/geo/traffic.ts';
-import { daysOf } from '../../src/geo/window.ts';
+import { resolveWindow } from '../../src/analytics/window.ts';
 
 const ENTITIES: Entity[] = [
   { name: 'Acme', kind: 'brand', aliases: ['Acme Writer'] },
@@ -96,6 +96,7 @@ test('page facts: forgiving HTML, first values, JSON-LD types through @graph, hi
 });
 
 test('report days are the local dates a window touches', () => {
+  const daysOf = (q: { from: string; to: string; tz: string }) => resolveWindow(q, 'UTC', Date.now()).days.map((d) => d.label);
   assert.deepEqual(daysOf({ from: '2026-03-28T00:00:00Z', to: '2026-03-30T00:00:00Z', tz: 'Europe/Paris' }), ['2026-03-28', '2026-03-29', '2026-03-30']);
   assert.deepEqual(daysOf({ from: '2026-03-28T00:00:00Z', to: '2026-03-30T00:00:00Z', tz: 'UTC' }), ['2026-03-28', '2026-03-29']);
 });

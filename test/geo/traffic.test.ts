@@ -63,5 +63,5 @@ test('traffic counts visits an AI assistant sent, per assistant and per day in t
     ['2026-11-11', 4, 1],
     ['2026-11-12', 0, 0],
   ]);
-  assert.deepEqual(r.body.window, { from: '2026-11-10T00:00:00Z', to: '2026-11-12T00:00:00Z', tz: 'Asia/Shanghai' });
+  assert.deepEqual(r.body.window, { from: '2026-11-10T00:00:00.000Z', to: '2026-11-12T00:00:00.000Z', tz: 'Asia/Shanghai', days: 3 });
 });
