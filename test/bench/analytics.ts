@@ -21,7 +21,7 @@
  * back to back. The database is kept.
  *
  * Environment: BENCH_EVENTS, BENCH_SMALL_SITES, BENCH_SMALL_EVENTS, BENCH_REQUESTS,
- * BENCH_RAW_RUNS, BENCH_KEEP_DB, BENCH_REUSE_DB, BENCH_DATABASE_URL
+ * BENCH_RAW_RUNS, BENCH_KEEP_DB, BENCH_REUSE_DB, BENCH_FROM, BENCH_TO, BENCH_DATABASE_URL
  * (postgres://postgres@127.0.0.1:5432/postgres), BENCH_REDIS_URL (redis://127.0.0.1:6379).
  */
 import { randomBytes } from 'node:crypto';
@@ -50,7 +50,8 @@ const TZ = 'Asia/Shanghai';
 /** Data covers the 100 days before this instant; the views read the last 90 of them. */
 const END = Date.parse('2026-11-21T00:00:00Z');
 const DATA_DAYS = 100;
-const WINDOW = { from: '2026-08-23', to: '2026-11-21' };
+/** BENCH_FROM / BENCH_TO: another window, e.g. instants off the rollup buckets (ragged ends read raw). */
+const WINDOW = { from: process.env.BENCH_FROM || '2026-08-23', to: process.env.BENCH_TO || '2026-11-21' };
 const LOAD_CHUNK = 1_000_000;
 
 const log = (msg: string) => process.stdout.write(`${new Date().toISOString().slice(11, 19)} ${msg}\n`);
