@@ -20,7 +20,8 @@ edge_users AS (
 edge_ids AS (
   SELECT eu.grp, eu.kind, coalesce(u.id, top.id + dense_rank() OVER (PARTITION BY u.id IS NULL ORDER BY eu.external_user_id)::int) AS id
   FROM edge_users eu
-  LEFT JOIN analytics_user_ids u ON u.site_id = ${siteId} AND u.external_user_id = eu.external_user_id
+  -- LATERAL: one key probe per user, as in rollup-sets.sql; a join may hash all the site's ids.
+  LEFT JOIN LATERAL (SELECT u.id FROM analytics_user_ids u WHERE u.site_id = ${siteId} AND u.external_user_id = eu.external_user_id OFFSET 0) u ON true
   CROSS JOIN (SELECT coalesce(max(id), -1) AS id FROM analytics_user_ids WHERE site_id = ${siteId}) top
 ),
 edge_bytes AS (

@@ -28,6 +28,8 @@ const q = {
   freshness: sqlFile('analytics/freshness.sql'),
   edgeCounts: sqlFile('analytics/edge-counts.sql'),
   edgeSets: sqlFile('analytics/edge-sets.sql'),
+  noEdgeCounts: sqlFile('analytics/no-edge-counts.sql'),
+  noEdgeSets: sqlFile('analytics/no-edge-sets.sql'),
 };
 
 /** A database, task or transaction: the queries below run in any. */
@@ -72,11 +74,13 @@ export function dirtySites(db: Queryable): Promise<{ site_id: string }[]> {
 
 /**
  * The parameters of a read of ranges: the ranges, and the CTEs reading its raw spans
- * (edge-counts.sql or edge-sets.sql) formatted with them, for the read's WITH.
+ * (edge-counts.sql or edge-sets.sql) formatted with them, for the read's WITH; their empty
+ * stand-ins when there are none.
  */
 function ranged(siteId: string, r: RangeArrays, edges: 'edgeCounts' | 'edgeSets') {
   const p = { siteId, ...r };
-  return { ...p, [edges]: pgp.as.format(q[edges], p) };
+  const none = edges === 'edgeCounts' ? q.noEdgeCounts : q.noEdgeSets;
+  return { ...p, [edges]: r.rawLos.length > 0 ? pgp.as.format(q[edges], p) : pgp.as.format(none) };
 }
 
 export interface SeriesRow {
