@@ -24,6 +24,8 @@ interface CallBase {
   channel: Pick<Channel, 'id' | 'name'>;
   /** True when the channel spoke another protocol and the call was converted. */
   converted: boolean;
+  /** Request fields the conversion left out (empty on native calls); see convert/fields.ts. */
+  dropped: readonly string[];
   status: number;
   contentType: string;
   /** Token counts; for streams, complete once `pipe` has settled. */
@@ -104,16 +106,17 @@ export async function callModel(deps: CallDeps, input: ModelRequest, signal: Abo
     // Built field by field, not spread (see mergeHeaders in http/headers.ts for why).
     const channel = { id: route.channel.id, name: route.channel.name };
     const converted = conversion !== null;
+    const dropped = conversion ? conversion.dropped : NONE_DROPPED;
     const status = res.statusCode;
     const usage = noUsage();
     if (!stream) {
       const { body, contentType } = await wholeBody(res, conversion, usage);
-      return { model, channel, converted, status, usage, stream: false, contentType, body };
+      return { model, channel, converted, dropped, status, usage, stream: false, contentType, body };
     }
     const stage = conversion ? convertedStage(conversion.stream(), usage) : nativeStage(usage);
     const contentType = conversion ? 'text/event-stream; charset=utf-8' : String(res.headers['content-type'] ?? 'text/event-stream');
     return {
-      model, channel, converted, status, usage, stream: true, contentType,
+      model, channel, converted, dropped, status, usage, stream: true, contentType,
       pipe(sink) {
         return forward(res.body, stage, sink);
       },
@@ -124,6 +127,8 @@ export async function callModel(deps: CallDeps, input: ModelRequest, signal: Abo
     detail: `No upstream channel could serve the model '${model.id}': ${failures.join('; ')}.`,
   });
 }
+
+const NONE_DROPPED: readonly string[] = [];
 
 const ENDPOINT: Readonly<Record<Protocol, string>> = { responses: '/v1/responses', chat: '/v1/chat/completions', embeddings: '/v1/embeddings' };
 

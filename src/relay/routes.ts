@@ -4,6 +4,7 @@ import type { RequestContext } from '../http/context.ts';
 import { mergeHeaders } from '../http/headers.ts';
 import { route, type Route } from '../http/route.ts';
 import type { ModelCall } from './call.ts';
+import { droppedHeader } from './convert/fields.ts';
 import type { Model } from './directory.ts';
 import type { Protocol } from './protocol.ts';
 import { relayFor } from './relay.ts';
@@ -33,6 +34,7 @@ function callHandler(protocol: Protocol): Route['handler'] {
       const call = await relay.callModel({ request, raw: ctx.rawBody, model: resolved }, ctx.reply.signal);
       channelId = call.channel.id;
       usage = call.usage;
+      if (call.dropped.length) ctx.log.info({ dropped: call.dropped, model, channel: call.channel.name }, 'relay: fields the channel cannot take were left out');
       await deliver(ctx, call, () => (ttfb ??= performance.now() - started));
       status = ctx.reply.aborted ? 499 : call.status;
     } catch (err) {
@@ -79,6 +81,7 @@ function callHandler(protocol: Protocol): Route['handler'] {
  */
 async function deliver(ctx: RequestContext, call: ModelCall, firstByte: () => void): Promise<void> {
   const headers = mergeHeaders(ctx.responseHeaders, { 'content-type': call.contentType, 'x-request-id': ctx.id });
+  if (call.dropped.length) headers['x-radar-dropped-fields'] = droppedHeader(call.dropped);
   if (!call.stream) {
     firstByte();
     ctx.reply.send(call.status, headers, call.body);

@@ -82,7 +82,8 @@ test('400 unsupported_parameter for another protocol\'s effort field or what a c
   assert.equal(openAiError(await post('/v1/responses', { ...ask, model_reasoning_effort: 'low' }), 400, 'unsupported_parameter').param, 'model_reasoning_effort');
   assert.equal(openAiError(await post('/v1/chat/completions', { model: 'gpt-native', messages: [{ role: 'user', content: 'x' }], reasoning: { effort: 'low' } }), 400, 'unsupported_parameter').param, 'reasoning');
   assert.equal(openAiError(await post('/v1/responses', { model: 'chat-only', input: 'x', previous_response_id: 'resp_1' }), 400, 'unsupported_parameter').param, 'previous_response_id');
-  assert.equal(openAiError(await post('/v1/responses', { model: 'chat-only', input: 'x', tools: [{ type: 'web_search' }] }), 400, 'unsupported_parameter').param, 'tools[0].type');
+  assert.equal(openAiError(await post('/v1/responses', { model: 'chat-only', input: 'x', tools: [{ type: 'web_search' }], tool_choice: { type: 'web_search' } }), 400, 'unsupported_parameter').param, 'tools[0].type');
+  assert.equal(openAiError(await post('/v1/responses', { model: 'chat-only', input: 'x', tools: [{ type: 'web_search' }], tool_choice: 'required' }), 400, 'unsupported_parameter').param, 'tools[0].type');
 });
 
 test('400 for bodies that break the protocol, never a 500', async () => {

@@ -189,6 +189,29 @@ describe('Responses to a chat-only channel', () => {
     assert.equal(r.output[0]!.type, 'function_call');
   });
 
+  test('namespaced functions (as Codex sends them) are offered flat and called back in their namespace', async () => {
+    const params = { type: 'object', properties: { city: { type: 'string' } } };
+    const tools = [{ type: 'namespace', name: 'crm', description: 'CRM tools', tools: [{ type: 'function', name: 'get_weather', parameters: params, strict: false }] }];
+    const ask = { model: 'chat-only', input: 'What is the weather in Paris?', tools } as unknown as OpenAI.Responses.ResponseCreateParamsNonStreaming;
+    const whole = await client.responses.create(ask);
+    assert.deepEqual(lastReceived(chatOnly).body.tools, [{ type: 'function', function: { name: 'crm__get_weather', parameters: params, strict: false } }]);
+    const streamed = await client.responses.stream(ask as unknown as OpenAI.Responses.ResponseCreateParamsStreaming).finalResponse();
+    for (const r of [whole, streamed]) {
+      const call = r.output[0] as unknown as Record<string, unknown>;
+      assert.deepEqual([call.type, call.namespace, call.name, call.arguments], ['function_call', 'crm', 'get_weather', '{"city":"Paris"}']);
+    }
+    const call = whole.output[0] as OpenAI.Responses.ResponseFunctionToolCall;
+    await client.responses.create({
+      ...ask,
+      input: [
+        { role: 'user', content: 'What is the weather in Paris?' },
+        { type: 'function_call', call_id: call.call_id, namespace: 'crm', name: 'get_weather', arguments: call.arguments },
+        { type: 'function_call_output', call_id: call.call_id, output: '{"temp":21}' },
+      ],
+    } as OpenAI.Responses.ResponseCreateParamsNonStreaming);
+    assert.equal(lastReceived(chatOnly).body.messages[1].tool_calls[0].function.name, 'crm__get_weather');
+  });
+
   test('a length stop becomes response.incomplete, streamed and not', async () => {
     const r = await client.responses.create({ model: 'chat-only', input: 'long', max_output_tokens: 2 });
     assert.equal(lastReceived(chatOnly).body.max_tokens, 2);

@@ -8,6 +8,8 @@ import { ChatToResponsesStream, ResponsesToChatStream, type StreamConverter } fr
 export interface Conversion {
   /** The upstream request body. */
   body: string;
+  /** Names of the request fields left out of `body` (see fields.ts), for the header and the log. */
+  dropped: readonly string[];
   /** A whole upstream answer (parsed JSON) in the client's protocol. */
   answer(upstream: object, usage: Usage): object;
   /** A converter for one upstream stream. */
@@ -19,16 +21,20 @@ export function conversionFor(request: RelayRequest, effort: string | null): Con
   switch (request.protocol) {
     case 'responses': {
       const seed = seedFor(request.body, effort);
+      const { body, dropped } = responsesToChat(request.body, effort);
       return {
-        body: JSON.stringify(responsesToChat(request.body, effort)),
+        body: JSON.stringify(body),
+        dropped,
         answer: (upstream, usage) => chatToResponse(seed, upstream, usage),
         stream: () => new ChatToResponsesStream(seed),
       };
     }
     case 'chat': {
       const seed = chatSeedFor(request.body);
+      const { body, dropped } = chatToResponses(request.body, effort);
       return {
-        body: JSON.stringify(chatToResponses(request.body, effort)),
+        body: JSON.stringify(body),
+        dropped,
         answer: (upstream, usage) => responseToChat(seed, upstream, usage),
         stream: () => new ResponsesToChatStream(seed),
       };

@@ -1,40 +1,29 @@
 import { HttpError } from '../../errors/http-error.ts';
 import type { ChatBody, ResponsesBody } from '../request.ts';
+import { droppableTool, FieldSort, REASONING_DROPPED, unsupported as refusal } from './fields.ts';
 
 type Json = Record<string, unknown>;
 type ChatMessage = Json & { role: string };
 
-/** Responses fields with a chat-completions equivalent of the same name and meaning. */
-const SAME_NAME = ['model', 'temperature', 'top_p', 'parallel_tool_calls', 'user', 'stream'] as const;
-/**
- * Responses fields that only steer OpenAI's own storage or caching; a chat-only provider has
- * nothing to do with them, and Codex-style clients send them on every call.
- */
-const DROPPED = new Set(['store', 'include', 'prompt_cache_key', 'metadata', 'service_tier', 'truncation', 'safety_identifier', 'stream_options', 'top_logprobs', 'max_tool_calls']);
-const HANDLED = new Set([...SAME_NAME, 'input', 'instructions', 'reasoning', 'tools', 'tool_choice', 'max_output_tokens', 'text']);
-
-/** 400 for a field the target protocol cannot express, naming the protocol the model is served through. */
-function refusal(target: 'chat-completions' | 'Responses') {
-  return (param: string, why: string): HttpError =>
-    new HttpError('unsupported_parameter', {
-      detail: `Unsupported parameter: '${param}' ${why} (this model is served through a ${target} provider).`,
-      param,
-    });
+/** A converted request body and the names of what was left out of it (see fields.ts). */
+export interface ConvertedRequest {
+  body: Json;
+  dropped: readonly string[];
 }
 
-const unsupported = refusal('chat-completions');
+/** Responses fields with a chat-completions equivalent of the same name and meaning. */
+const SAME_NAME = ['model', 'temperature', 'top_p', 'parallel_tool_calls', 'user', 'stream'] as const;
+
+const unsupported = (param: string, why: string): HttpError => refusal('responses-to-chat', param, why);
 
 /**
  * A Responses request as a chat-completions request, for a channel that speaks only chat.
- * Fields that cannot be expressed there are refused with 400 unsupported_parameter rather
- * than dropped, so a client never gets an answer to a different question than it asked.
+ * Which fields are carried, left out or refused is decided in fields.ts; a field that would
+ * change the answer and cannot be expressed is refused with 400 unsupported_parameter, so a
+ * client never gets an answer to a different question than it asked.
  */
-export function responsesToChat(body: ResponsesBody, effort: string | null): Json {
-  for (const field of Object.keys(body)) {
-    if (HANDLED.has(field) || DROPPED.has(field)) continue;
-    if (field === 'background' && !body.background) continue;
-    throw unsupported(field, 'has no chat-completions equivalent');
-  }
+export function responsesToChat(body: ResponsesBody, effort: string | null): ConvertedRequest {
+  const fields = new FieldSort('responses-to-chat', body);
   const chat: Json = {};
   for (const f of SAME_NAME) if (body[f] !== undefined && body[f] !== null) chat[f] = body[f];
   const messages: ChatMessage[] = [];
@@ -43,14 +32,59 @@ export function responsesToChat(body: ResponsesBody, effort: string | null): Jso
   else body.input.forEach((item, i) => appendItem(messages, item, `input[${i}]`));
   chat.messages = messages;
   if (effort !== null) chat.reasoning_effort = effort;
+  const reasoning = body.reasoning as Json | null | undefined;
+  for (const part of REASONING_DROPPED) if (reasoning?.[part] !== undefined && reasoning[part] !== null) fields.drop(`reasoning.${part}`);
   if (typeof body.max_output_tokens === 'number') chat.max_tokens = body.max_output_tokens;
-  if (Array.isArray(body.tools) && body.tools.length) chat.tools = body.tools.map((t, i) => chatTool(t as Json, `tools[${i}]`));
+  const tools = chatTools(body, fields);
+  if (tools.length) chat.tools = tools;
   if (body.tool_choice !== undefined && body.tool_choice !== null) chat.tool_choice = chatToolChoice(body.tool_choice);
-  const format = (body.text as { format?: Json } | undefined)?.format;
-  if (format && format.type !== 'text') chat.response_format = chatResponseFormat(format);
+  const text = body.text as { format?: Json; verbosity?: unknown } | null | undefined;
+  if (text?.format && text.format.type !== 'text') chat.response_format = chatResponseFormat(text.format);
+  if (typeof text?.verbosity === 'string') chat.verbosity = text.verbosity;
   // Without this a chat provider sends no usage in streams, and response.completed must carry it.
   if (body.stream) chat.stream_options = { include_usage: true };
-  return chat;
+  return { body: chat, dropped: fields.dropped };
+}
+
+/**
+ * Chat has no tool namespaces: a function in a Responses `namespace` tool is offered to the
+ * chat model as `<namespace>__<name>`, and a call of it is named back (`namespacedNames`).
+ */
+export function chatFunctionName(namespace: unknown, name: unknown): string {
+  return typeof namespace === 'string' && namespace ? `${namespace}__${String(name)}` : String(name);
+}
+
+/** The chat names of a request's namespaced functions, and what they stand for. */
+export function namespacedNames(tools: unknown): Map<string, { namespace: string; name: string }> {
+  const names = new Map<string, { namespace: string; name: string }>();
+  if (!Array.isArray(tools)) return names;
+  for (const tool of tools as Json[]) {
+    if (tool.type !== 'namespace' || !Array.isArray(tool.tools)) continue;
+    for (const fn of tool.tools as Json[]) {
+      if (fn.type === 'function') names.set(chatFunctionName(tool.name, fn.name), { namespace: String(tool.name), name: String(fn.name) });
+    }
+  }
+  return names;
+}
+
+/**
+ * Function tools (namespaced ones included) as chat tools; any other kind is an offer that
+ * the rule in fields.ts drops, or refuses when `tool_choice` forces it.
+ */
+function chatTools(body: ResponsesBody, fields: FieldSort): Json[] {
+  if (!Array.isArray(body.tools)) return [];
+  const tools = body.tools as Json[];
+  const inner = (t: Json) => (t.type === 'namespace' && Array.isArray(t.tools) ? (t.tools as Json[]) : []);
+  const functions = tools.flatMap((t) => [t, ...inner(t)]).filter((t) => t.type === 'function').length;
+  const out: Json[] = [];
+  const offer = (tool: Json, param: string, namespace?: unknown) => {
+    if (tool.type === 'function') out.push(chatTool(tool, namespace));
+    else if (tool.type === 'namespace' && namespace === undefined) inner(tool).forEach((t, j) => offer(t, `${param}.tools[${j}]`, tool.name));
+    else if (droppableTool(tool, body.tool_choice, functions)) fields.drop(param);
+    else throw unsupported(`${param}.type`, `(built-in tool '${String(tool.type)}')`);
+  };
+  tools.forEach((tool, i) => offer(tool, `tools[${i}]`));
+  return out;
 }
 
 function appendItem(messages: ChatMessage[], item: Json, param: string): void {
@@ -63,7 +97,7 @@ function appendItem(messages: ChatMessage[], item: Json, param: string): void {
       return;
     }
     case 'function_call': {
-      const call = { id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } };
+      const call = { id: item.call_id, type: 'function', function: { name: chatFunctionName(item.namespace, item.name), arguments: item.arguments } };
       // Consecutive calls are one assistant turn with several tool_calls, as chat expects.
       const last = messages[messages.length - 1];
       if (last && last.role === 'assistant' && !('tool_call_id' in last)) {
@@ -113,9 +147,8 @@ function textOf(parts: unknown, param: string, textParts = RESPONSES_TEXT_PARTS,
   }).join('');
 }
 
-function chatTool(tool: Json, param: string): Json {
-  if (tool.type !== 'function') throw unsupported(`${param}.type`, `(built-in tool '${String(tool.type)}')`);
-  const fn: Json = { name: tool.name };
+function chatTool(tool: Json, namespace: unknown): Json {
+  const fn: Json = { name: chatFunctionName(namespace, tool.name) };
   for (const f of ['description', 'parameters', 'strict'] as const) if (tool[f] !== undefined && tool[f] !== null) fn[f] = tool[f];
   return { type: 'function', function: fn };
 }
@@ -123,7 +156,7 @@ function chatTool(tool: Json, param: string): Json {
 function chatToolChoice(choice: unknown): unknown {
   if (typeof choice === 'string') return choice;
   const c = choice as Json;
-  if (c.type === 'function') return { type: 'function', function: { name: c.name } };
+  if (c.type === 'function') return { type: 'function', function: { name: chatFunctionName(c.namespace, c.name) } };
   throw unsupported('tool_choice', `of type '${String(c.type)}'`);
 }
 
@@ -136,28 +169,20 @@ function chatResponseFormat(format: Json): Json {
   throw unsupported('text.format.type', `'${String(format.type)}'`);
 }
 
-const notInResponses = refusal('Responses');
+const notInResponses = (param: string, why: string): HttpError => refusal('chat-to-responses', param, why);
 
 /** Chat fields with a Responses equivalent of the same name and meaning. */
-const CHAT_SAME_NAME = ['model', 'temperature', 'top_p', 'parallel_tool_calls', 'user', 'stream', 'metadata', 'service_tier', 'prompt_cache_key', 'safety_identifier'] as const;
-const CHAT_HANDLED = new Set([...CHAT_SAME_NAME, 'messages', 'reasoning_effort', 'max_tokens', 'max_completion_tokens', 'tools', 'tool_choice', 'response_format', 'verbosity', 'store', 'stream_options']);
-/** Chat fields that Responses lacks but which change nothing at these values; clients often send them. */
-const CHAT_NEUTRAL: Readonly<Record<string, unknown>> = { n: 1, frequency_penalty: 0, presence_penalty: 0, logprobs: false };
+const CHAT_SAME_NAME = ['model', 'temperature', 'top_p', 'parallel_tool_calls', 'user', 'stream', 'metadata', 'service_tier', 'prompt_cache_key', 'prompt_cache_retention', 'safety_identifier'] as const;
 const CHAT_MESSAGE_FIELDS = new Set(['role', 'content', 'tool_calls', 'tool_call_id', 'refusal']);
 
 /**
  * A chat-completions request as a Responses request, for a channel that speaks only
- * Responses. As in the other direction, a field without an equivalent is refused (400
- * unsupported_parameter) rather than dropped. Two defaults differ between the protocols and
+ * Responses, under the same rule (fields.ts). Two defaults differ between the protocols and
  * are pinned to chat's: `store` (Responses stores by default) and a function tool's `strict`
  * (Responses validates strictly by default).
  */
-export function chatToResponses(body: ChatBody, effort: string | null): Json {
-  for (const [field, value] of Object.entries(body)) {
-    if (CHAT_HANDLED.has(field) || value === null || value === undefined) continue;
-    if (field in CHAT_NEUTRAL && CHAT_NEUTRAL[field] === value) continue;
-    throw notInResponses(field, 'has no Responses equivalent');
-  }
+export function chatToResponses(body: ChatBody, effort: string | null): ConvertedRequest {
+  const fields = new FieldSort('chat-to-responses', body);
   const out: Json = {};
   for (const f of CHAT_SAME_NAME) if (body[f] !== undefined && body[f] !== null) out[f] = body[f];
   const input: Json[] = [];
@@ -174,7 +199,7 @@ export function chatToResponses(body: ChatBody, effort: string | null): Json {
   if (format && format.type !== 'text') text.format = responsesFormat(format);
   if (typeof body.verbosity === 'string') text.verbosity = body.verbosity;
   if (Object.keys(text).length) out.text = text;
-  return out;
+  return { body: out, dropped: fields.dropped };
 }
 
 function appendMessage(input: Json[], message: Json & { role: string }, param: string): void {

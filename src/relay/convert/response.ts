@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { HttpError } from '../../errors/http-error.ts';
 import type { ChatBody, ResponsesBody } from '../request.ts';
 import type { Usage } from '../usage.ts';
+import { namespacedNames } from './request.ts';
 
 type Json = Record<string, unknown>;
 
@@ -16,10 +17,12 @@ export interface ResponseSeed {
   model: string;
   effort: string | null;
   request: ResponsesBody;
+  /** Chat names of namespaced functions, to name their calls back (see `chatFunctionName`). */
+  namespaced: ReadonlyMap<string, { namespace: string; name: string }>;
 }
 
 export function seedFor(request: ResponsesBody, effort: string | null): ResponseSeed {
-  return { id: newId('resp'), createdAt: Math.floor(Date.now() / 1000), model: request.model, effort, request };
+  return { id: newId('resp'), createdAt: Math.floor(Date.now() / 1000), model: request.model, effort, request, namespaced: namespacedNames(request.tools) };
 }
 
 export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';
@@ -91,8 +94,11 @@ export function outputTextPart(text: string): Json {
   return { type: 'output_text', text, annotations: [], logprobs: [] };
 }
 
-export function functionCallItem(id: string, callId: string, name: string, args: string, status: 'in_progress' | 'completed'): Json {
-  return { id, type: 'function_call', status, call_id: callId, name, arguments: args };
+/** A function_call item for a chat tool call named `chatName`, namespaced again when it was. */
+export function functionCallItem(seed: ResponseSeed, id: string, callId: string, chatName: string, args: string, status: 'in_progress' | 'completed'): Json {
+  const namespaced = seed.namespaced.get(chatName);
+  if (namespaced) return { id, type: 'function_call', status, call_id: callId, namespace: namespaced.namespace, name: namespaced.name, arguments: args };
+  return { id, type: 'function_call', status, call_id: callId, name: chatName, arguments: args };
 }
 
 /** Chat finish reasons that leave a Response incomplete, with the Response's reason; the one table for both directions. */
@@ -123,7 +129,7 @@ export function chatToResponse(seed: ResponseSeed, completion: ChatCompletion, u
     output.push(messageItem(newId('msg'), message.content ?? '', 'completed', message.refusal ?? undefined));
   }
   for (const call of message.tool_calls ?? []) {
-    output.push(functionCallItem(newId('fc'), call.id, call.function.name, call.function.arguments, 'completed'));
+    output.push(functionCallItem(seed, newId('fc'), call.id, call.function.name, call.function.arguments, 'completed'));
   }
   const end = ending(choice?.finish_reason);
   return responseObject(seed, end.status, output, usage, { incompleteReason: end.incompleteReason });

@@ -127,7 +127,7 @@ export class ChatToResponsesStream implements StreamConverter {
       call.callId = tc.id ?? newId('call');
       call.name = tc.function?.name ?? '';
       this.calls.set(index, call);
-      out += this.event('response.output_item.added', { output_index: call.outputIndex, item: functionCallItem(call.id, call.callId, call.name, '', 'in_progress') });
+      out += this.event('response.output_item.added', { output_index: call.outputIndex, item: functionCallItem(this.seed, call.id, call.callId, call.name, '', 'in_progress') });
     }
     const args = tc.function?.arguments;
     if (!args) return out;
@@ -160,9 +160,9 @@ export class ChatToResponsesStream implements StreamConverter {
   private closeCalls(): string {
     let out = '';
     for (const c of this.calls.values()) {
-      const item = functionCallItem(c.id, c.callId, c.name, c.text, 'completed');
+      const item = functionCallItem(this.seed, c.id, c.callId, c.name, c.text, 'completed');
       this.output[c.outputIndex] = item;
-      out += this.event('response.function_call_arguments.done', { item_id: c.id, output_index: c.outputIndex, name: c.name, arguments: c.text })
+      out += this.event('response.function_call_arguments.done', { item_id: c.id, output_index: c.outputIndex, name: item.name, arguments: c.text })
         + this.event('response.output_item.done', { output_index: c.outputIndex, item });
     }
     this.calls.clear();
