@@ -1,4 +1,5 @@
 import type { Config } from '../../config/env.ts';
+import type { Logger } from '../../src/log.ts';
 import { startFrontDoor, type FrontDoor } from '../../src/front-door.ts';
 import { startWorkers, type RunningWorkers } from '../../workers/run.ts';
 import { testServices, type TestServices } from './services.ts';
@@ -15,9 +16,9 @@ export interface TestApp extends TestServices {
  * A front door (and, when `workers` names queues, workers) in this process against a
  * private database and key prefix. `PUBLIC_ORIGIN` is the listener's real origin.
  */
-export async function startTestApp(opts: { workers?: readonly string[]; env?: Record<string, string> } = {}): Promise<TestApp> {
+export async function startTestApp(opts: { workers?: readonly string[]; env?: Record<string, string>; log?: Logger } = {}): Promise<TestApp> {
   const services = await testServices(opts.env);
-  const door = await startFrontDoor(services.config, undefined);
+  const door = await startFrontDoor(services.config, opts.log);
   const url = `http://127.0.0.1:${door.port}`;
   // The origin rule compares with the port actually bound, known only after listening.
   (door.app.config as { PUBLIC_ORIGIN: string }).PUBLIC_ORIGIN = url;

@@ -1,4 +1,5 @@
 import OpenAI from 'openai';
+import type { Logger } from '../../src/log.ts';
 import { hashSecret } from '../../src/auth/secrets.ts';
 import { newRelayKey } from '../../src/relay/keys.ts';
 import { insertChannel, insertKey, upsertModel, type NewChannel } from '../../src/relay/repo.ts';
@@ -24,8 +25,8 @@ let channels = 0;
  * keys are written with the same repository functions the CLI uses; add them before the
  * first relay call of a test file, since the relay reads its directory at most once a second.
  */
-export async function relayFixture(env: Record<string, string> = {}): Promise<RelayFixture> {
-  const app = await startTestApp({ workers: ['usage'], env });
+export async function relayFixture(env: Record<string, string> = {}, log?: Logger): Promise<RelayFixture> {
+  const app = await startTestApp({ workers: ['usage'], env, log });
   const fakes: FakeUpstream[] = [];
   return {
     app,
