@@ -180,7 +180,7 @@ describe('openai SDK', () => {
     assert.equal(err.param, 'previous_response_id');
   });
 
-  test('chat with extra fields, converted to Responses: neutral and unknown fields named', async () => {
+  test('chat with extra fields, converted to Responses: neutral and unknown fields named, streamed or not', async () => {
     sent = [];
     const body = {
       model: 'gpt-native', messages: [{ role: 'user', content: 'say hello' }], n: 1, frequency_penalty: 0, logprobs: false,
@@ -195,6 +195,12 @@ describe('openai SDK', () => {
     assert.deepEqual(names(response.headers.get(HEADER)), ['n', 'frequency_penalty', 'logprobs', 'x_tracing']);
     assert.equal(last(responsesOnly).body.metadata.run, 'ci');
     assert.equal('x_tracing' in last(responsesOnly).body, false);
+
+    const streamed = await client.chat.completions.create({ ...body, model: 'responses-only', stream: true } as OpenAI.Chat.ChatCompletionCreateParamsStreaming).withResponse();
+    assert.deepEqual(names(streamed.response.headers.get(HEADER)), ['n', 'frequency_penalty', 'logprobs', 'x_tracing']);
+    let text = '';
+    for await (const c of streamed.data) text += c.choices[0]?.delta.content ?? '';
+    assert.equal(text, TEXT);
   });
 });
 
