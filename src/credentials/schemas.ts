@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { CREDENTIAL_KINDS, SCOPES_BY_KIND, ScopeSchema } from '../auth/scopes.ts';
+import { text } from '../shared/text.ts';
 
 /** POST /sites/{siteId}/credentials (spec 2.6, CONTRACT §2 kinds). */
 export const CredentialCreateSchema = z
   .strictObject({
-    name: z.string().min(1).max(160),
+    name: text({ min: 1, max: 160 }),
     kind: z.enum(CREDENTIAL_KINDS),
     scopes: z.array(ScopeSchema).min(1).max(25),
     expiresInDays: z.number().int().min(1).max(365).default(90),

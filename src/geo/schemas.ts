@@ -3,14 +3,16 @@ import { z } from 'zod';
 import { isTimeZone } from '../../config/env.ts';
 import { windowParams } from '../analytics/schemas.ts';
 import { Timestamp } from '../ingest/schemas.ts';
+import { httpUrl, text } from '../shared/text.ts';
 
 /**
  * Request shapes of the GEO endpoints (CONTRACT §6). Every object is strict: an unknown field
  * is a 400 naming it, as everywhere else in the API.
  */
 
-const Name = z.string().trim().min(1).max(160);
+const Name = text({ min: 1, max: 160, unpadded: true });
 const Aliases = z.array(Name).max(20).default([]);
+const ModelId = text({ min: 1, max: 200 });
 
 /** The shortest gap between two scheduled runs: each run costs prompts × models calls. */
 export const MIN_SCHEDULE_GAP_MS = 60 * 60 * 1000;
@@ -22,7 +24,7 @@ export const MIN_SCHEDULE_GAP_MS = 60 * 60 * 1000;
  */
 const Schedule = z
   .strictObject({
-    cron: z.string().trim().min(9).max(100),
+    cron: text({ min: 9, max: 100, unpadded: true }),
     tz: z.string().refine(isTimeZone, 'must be an IANA time zone').optional(),
   })
   .superRefine((s, ctx) => {
@@ -55,7 +57,7 @@ export const GeoConfigBody = z
     brand: z.strictObject({ name: Name, aliases: Aliases }),
     competitors: z.array(z.strictObject({ name: Name, aliases: Aliases })).max(50).default([]),
     /** Relay model ids (exact, case-sensitive), each asked every prompt on every run. */
-    models: z.array(z.string().min(1).max(200)).min(1).max(10),
+    models: z.array(ModelId).min(1).max(10),
     /** BCP 47 tag the models are asked to answer for. */
     locale: z.string().regex(/^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8})*$/, 'must be a BCP 47 language tag, e.g. en-US').default('en-US'),
     schedule: Schedule.nullable().default(null),
@@ -83,24 +85,14 @@ export const GeoConfigBody = z
 export type GeoConfigInput = z.output<typeof GeoConfigBody>;
 
 export const GeoPromptBody = z.strictObject({
-  text: z.string().trim().min(3).max(500),
+  text: text({ min: 3, max: 500, unpadded: true }),
 });
 
 /** Body of POST geo/runs: empty (or `{}`); a run asks every prompt of every configured model. */
 export const GeoRunBody = z.strictObject({});
 
 export const GeoAuditBody = z.strictObject({
-  url: z
-    .string()
-    .max(2048)
-    .refine((v) => {
-      try {
-        const u = new URL(v);
-        return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
-      } catch {
-        return false;
-      }
-    }, 'must be an absolute http or https URL'),
+  url: httpUrl({ max: 2048 }),
 });
 
 /** `Idempotency-Key` of POST geo/audits: 8 to 100 visible ASCII characters. */
@@ -121,13 +113,13 @@ function ordered<T extends { from?: string; to?: string }>(q: T, ctx: z.Refineme
 export const PageQuery = z.strictObject(page);
 export const RunsQuery = z.strictObject({ ...page, ...window }).superRefine(ordered);
 export const AnswersQuery = z
-  .strictObject({ ...page, ...window, run_id: z.uuid().optional(), model: z.string().min(1).max(200).optional(), status: z.enum(['pending', 'succeeded', 'failed']).optional() })
+  .strictObject({ ...page, ...window, run_id: z.uuid().optional(), model: ModelId.optional(), status: z.enum(['pending', 'succeeded', 'failed']).optional() })
   .superRefine(ordered);
 export const CitationsQuery = z
-  .strictObject({ ...page, ...window, run_id: z.uuid().optional(), model: z.string().min(1).max(200).optional(), domain: z.string().min(1).max(253).optional() })
+  .strictObject({ ...page, ...window, run_id: z.uuid().optional(), model: ModelId.optional(), domain: text({ min: 1, max: 253 }).optional() })
   .superRefine(ordered);
 /** Report windows (src/analytics/window.ts): as the analytics views take them. */
 export const WindowQuery = z.strictObject(windowParams);
 export const ReportsQuery = z.strictObject({ ...page, ...window }).superRefine(ordered);
-export const SiteChecksQuery = z.strictObject({ url: z.string().min(1).max(2048).optional() });
+export const SiteChecksQuery = z.strictObject({ url: text({ min: 1, max: 2048 }).optional() });
 

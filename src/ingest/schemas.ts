@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RESOURCES, type Resource } from '../auth/scopes.ts';
+import { text } from '../shared/text.ts';
 import { normalizeTimestamp, TIMESTAMP_PATTERN } from './timestamp.ts';
 
 /**
@@ -37,7 +38,7 @@ function sortedStrictObject<T extends Record<string, z.ZodType>>(shape: T) {
 
 export const Currency = z.string().regex(/^[A-Z]{3}$/, 'must be a three-letter upper-case ISO 4217 code');
 export const AmountMinor = z.int().min(0).max(1_000_000_000_000);
-const FreeText = z.string().max(160);
+const FreeText = text({ max: 160 });
 
 /** Fields every record carries (spec 2.2). */
 const common = {

@@ -2,11 +2,13 @@ import { z } from 'zod';
 import { HttpError } from '../errors/http-error.ts';
 import type { Model } from './directory.ts';
 import type { Protocol } from './protocol.ts';
+import { text } from '../shared/text.ts';
 
 // Only what the relay itself reads is checked; every other field is the provider's business
 // and passes through (or is converted) untouched.
 const Obj = z.looseObject({});
-const ModelField = z.string().min(1);
+// The model is stored with the call's metering, so it must be text PostgreSQL can hold.
+const ModelField = text({ min: 1 });
 
 const ResponsesSchema = z.looseObject({
   model: ModelField,

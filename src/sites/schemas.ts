@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { httpUrl, text } from '../shared/text.ts';
 
 export const SITE_CATEGORIES = [
   'writing', 'chat', 'image', 'video', 'audio', 'developer', 'automation',
@@ -6,23 +7,11 @@ export const SITE_CATEGORIES = [
 ] as const;
 export type SiteCategory = (typeof SITE_CATEGORIES)[number];
 
-// A submitted site is a public website, so only absolute http(s) URLs make sense here.
-const WebsiteUrl = z
-  .string()
-  .max(2048)
-  .refine((v) => {
-    try {
-      const u = new URL(v);
-      return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname.length > 0;
-    } catch {
-      return false;
-    }
-  }, 'must be an absolute http or https URL');
-
 const fields = {
-  name: z.string().min(2).max(160),
-  websiteUrl: WebsiteUrl,
-  description: z.string().min(2).max(2000),
+  name: text({ min: 2, max: 160 }),
+  // A submitted site is a public website, so only absolute http(s) URLs make sense here.
+  websiteUrl: httpUrl({ max: 2048 }),
+  description: text({ min: 2, max: 2000 }),
   category: z.enum(SITE_CATEGORIES),
   publicMetrics: z.boolean(),
 };

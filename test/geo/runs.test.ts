@@ -136,8 +136,12 @@ test('a run asks every prompt of every model; a failing model fails its answers 
     assert.equal(r.status, 200, r.text);
     assert.equal(r.body.created, true);
   }
-  const again = await fx.geo('POST', 'prompts', { body: { text: `  ${P1} ` } });
+  const again = await fx.geo('POST', 'prompts', { body: { text: P1 } });
   assert.equal(again.body.created, false);
+  // Stored text is exactly what was sent, so padding is refused rather than trimmed away.
+  const padded = await fx.geo('POST', 'prompts', { body: { text: `  ${P1} ` } });
+  assert.equal(padded.status, 400, padded.text);
+  assert.deepEqual(padded.body.errors.map((e: { path: string }) => e.path), ['/text']);
   assert.equal((await fx.geo('GET', 'prompts')).body.pagination.total, 2);
 
   const run = await runToEnd();

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { eventually } from '../helpers/eventually.ts';
 import { call, type Answer } from '../helpers/http.ts';
 import { relayFixture, type RelayFixture } from './setup.ts';
 
@@ -46,6 +47,16 @@ test('401 invalid_api_key: missing, malformed, unknown, disabled', async () => {
   assert.doesNotMatch(unknown.message, /A{20}/, 'the key is masked in the message');
   const disabled = openAiError(await post('/v1/chat/completions', { model: 'gpt-native', messages: [{ role: 'user', content: 'x' }] }, disabledKey), 401, 'invalid_api_key');
   assert.match(disabled.message, /disabled/);
+});
+
+test('a model id PostgreSQL cannot store is 400, and the call is still metered (not a poisoned usage job)', async () => {
+  for (const [model, id] of [['gpt\u0000native', 'text-nul-model'], ['gpt\ud800', 'text-surrogate-model']] as const) {
+    const r = await call(fx.app.url, 'POST', '/v1/responses', { body: { ...ask, model }, bearer: key, headers: { 'x-request-id': id } });
+    const e = openAiError(r, 400, 'invalid_request_error');
+    assert.equal(e.param, 'model');
+    const row = await eventually(() => fx.app.db.oneOrNone('SELECT model, status FROM relay_usage WHERE request_id = $1', [id]).then((v) => v ?? undefined), 60_000, `the metering row of ${id}`);
+    assert.deepEqual(row, { model: '', status: 400 });
+  }
 });
 
 test('403 model_not_permitted for a model outside the key', async () => {

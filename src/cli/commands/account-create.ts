@@ -2,10 +2,12 @@ import { z } from 'zod';
 import { insertAccount } from '../../accounts/repo.ts';
 import { EmailSchema } from '../../accounts/schemas.ts';
 import { hashPassword } from '../../auth/secrets.ts';
+import { text } from '../../shared/text.ts';
 import { parseFlags, required, UsageError, type Command } from '../command.ts';
 import { withDb } from '../with-db.ts';
 
 const PasswordSchema = z.string().min(8, 'password must have at least 8 characters').max(1024);
+const NameSchema = text({ min: 1, max: 160 });
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -24,6 +26,8 @@ export const command: Command = {
     });
     const email = EmailSchema.safeParse(required(values.email, 'email'));
     if (!email.success) throw new UsageError(`--email: not an email address`);
+    const name = values.name === undefined ? null : NameSchema.safeParse(values.name);
+    if (name && !name.success) throw new UsageError(`--name: ${name.error.issues[0]!.message}`);
     let passwordHash: string | null = null;
     if (values['password-stdin']) {
       const pw = PasswordSchema.safeParse(await readStdin());
@@ -32,7 +36,7 @@ export const command: Command = {
     }
     return withDb(async (db) => {
       try {
-        const a = await insertAccount(db, { email: email.data, name: values.name ?? null, passwordHash, admin: values.admin ?? false });
+        const a = await insertAccount(db, { email: email.data, name: name?.data ?? null, passwordHash, admin: values.admin ?? false });
         return { id: a.id, email: a.email, admin: a.admin };
       } catch (err) {
         if ((err as { code?: string }).code === '23505') throw new UsageError(`an account with email ${email.data} already exists`);

@@ -2,14 +2,15 @@ import { z } from 'zod';
 import { insertChannel } from '../../relay/repo.ts';
 import { ModelIdSchema, splitList } from '../../relay/names.ts';
 import { PROTOCOLS } from '../../relay/protocol.ts';
+import { text } from '../../shared/text.ts';
 import { parseFlags, required, UsageError, type Command } from '../command.ts';
 import { withDb } from '../with-db.ts';
 
 const ChannelSchema = z.object({
-  name: z.string().min(1).max(160),
+  name: text({ min: 1, max: 160 }),
   baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http or https URL such as https://api.openai.com/v1' })
     .transform((u) => u.replace(/\/+$/, '')),
-  apiKey: z.string().min(1).nullable(),
+  apiKey: text({ min: 1 }).nullable(),
   models: z.array(ModelIdSchema).min(1, 'at least one model'),
   protocols: z.array(z.enum(PROTOCOLS)).min(1),
   priority: z.coerce.number().int().min(-1000).max(1000),

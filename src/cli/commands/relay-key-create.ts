@@ -3,11 +3,12 @@ import { hashSecret } from '../../auth/secrets.ts';
 import { newRelayKey } from '../../relay/keys.ts';
 import { ModelIdSchema, splitList } from '../../relay/names.ts';
 import { insertKey } from '../../relay/repo.ts';
+import { text } from '../../shared/text.ts';
 import { parseFlags, required, UsageError, type Command } from '../command.ts';
 import { withDb } from '../with-db.ts';
 
 const KeySchema = z.object({
-  name: z.string().min(1).max(160),
+  name: text({ min: 1, max: 160 }),
   models: z.union([z.tuple([z.literal('*')]), z.array(ModelIdSchema).min(1)]),
   group: z.string().regex(/^[\w.-]{1,64}$/, 'letters, digits, _ . - only'),
 });
