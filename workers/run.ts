@@ -30,7 +30,7 @@ export async function startWorkers(config: Config, names: readonly string[], log
   const queueRedis = createRedis(config.REDIS_URL, { blocking: true, name: 'radar-worker-queues' });
   queueRedis.on('error', (err) => log.debug({ err }, 'redis connection error'));
   const queues = new QueueRegistry(queueRedis, config.QUEUE_PREFIX);
-  const context: WorkerContext = { config, db, queues, log };
+  const context: WorkerContext = { config, db, queues, redis: queueRedis, log };
 
   const connections = chosen.map((def) => createRedis(config.REDIS_URL, { blocking: true, name: `radar-worker-${def.queue}` }));
   // Without a listener, ioredis reports every failed reconnect as an unhandled error event.

@@ -29,6 +29,7 @@ export const ERROR_CATALOG = {
   payload_too_large: { status: 413, title: 'Request body too large' },
   unsupported_media_type: { status: 415, title: 'Content-Type must be application/json' },
   semantic_invalid: { status: 422, title: 'Records are semantically invalid' },
+  batch_unprocessable: { status: 422, title: 'The batch was accepted but cannot be stored' },
   idempotency_key_reused: { status: 422, title: 'Idempotency-Key reused with another body' },
   rate_limited: { status: 429, title: 'Too many requests' },
   headers_too_large: { status: 431, title: 'Request header fields too large' },

@@ -1,8 +1,10 @@
 import type { Db } from '../db/connection.ts';
 import type { FieldError } from '../errors/http-error.ts';
+import { jsonPointer } from '../http/validate.ts';
+import { unstorableValues } from '../shared/text.ts';
 import { sha256 } from './canonical.ts';
 import type { BatchKey, BatchProblem } from './receipt.ts';
-import { applyFreshBatch, batchPayload, findBatch, finishBatch, lockBatch, relaxCommit, storedMoney, storedRevisions, upsertRecords } from './repo.ts';
+import { applyFreshBatch, batchPayload, countApplyFailure, findBatch, finishBatch, lockBatch, relaxCommit, storedMoney, storedRevisions, upsertRecords } from './repo.ts';
 import { recordId, type IngestRecord } from './schemas.ts';
 import { hasReferences, REFERENCES, referenceErrors } from './semantic.ts';
 import { RECORD_TABLES } from './tables.ts';
@@ -31,11 +33,65 @@ const ATTEMPTS = 5;
 const RETRYABLE_PG_CODES = new Set(['40P01', '40001']);
 
 /**
+ * SQLSTATE classes 22 (data exception) and 23 (integrity constraint violation): PostgreSQL
+ * refused the records themselves, so the same batch fails the same way on every attempt.
+ * Anything else (a lost connection, a server shutting down) may pass and is retried for ever.
+ */
+const DATA_ERROR = /^2[23]/;
+
+/**
+ * Data failures of one batch before it is rejected as batch_unprocessable. More than one, so a
+ * failure that was not the data's after all (a concurrent schema change) gets another chance.
+ */
+export const MAX_DATA_FAILURES = 3;
+
+/**
  * Applies a queued batch in one transaction: all its records or none (CONTRACT §3). Safe to
  * run any number of times for the same batch — a run after the batch finished changes
  * nothing — which is what lets BullMQ redeliver a job whose worker died before acking it.
+ * A batch PostgreSQL cannot store (which the front door should have refused) is rejected
+ * after MAX_DATA_FAILURES attempts instead of staying queued for ever.
  */
 export async function applyBatch(db: Db, key: BatchKey): Promise<ApplyOutcome> {
+  try {
+    return await applyRetrying(db, key);
+  } catch (err) {
+    if (!DATA_ERROR.test(pgCode(err))) throw err;
+    const outcome = await countDataFailure(db, key, err as Error);
+    if (!outcome) throw err;
+    return outcome;
+  }
+}
+
+function pgCode(err: unknown): string {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : '';
+}
+
+/**
+ * Counts a data failure of a queued batch; at MAX_DATA_FAILURES rejects it, naming every value
+ * of its records that PostgreSQL cannot hold. Null while the batch should be tried again.
+ */
+async function countDataFailure(db: Db, key: BatchKey, err: Error): Promise<ApplyOutcome | null> {
+  return db.tx('ingest-apply-failed', async (t): Promise<ApplyOutcome | null> => {
+    const failures = await countApplyFailure(t, key);
+    if (failures === null) {
+      const batch = await findBatch(t, key);
+      return { status: 'skipped', reason: batch?.status === 'completed' || batch?.status === 'rejected' ? batch.status : 'missing' };
+    }
+    if (failures < MAX_DATA_FAILURES) return null;
+    const payload = await batchPayload(t, key);
+    const errors = (payload ? unstorableValues(JSON.parse(payload)) : []).map((e) => ({ path: jsonPointer(['records', ...e.path]), message: e.message }));
+    return reject(t, key, {
+      code: 'batch_unprocessable',
+      detail: `PostgreSQL refused to store this batch ${failures} times (${pgCode(err)}: ${err.message}); nothing was applied and it will not be tried again`,
+      errors,
+    });
+  });
+}
+
+/** One batch, with fresh attempts for deadlocks and lost races. */
+async function applyRetrying(db: Db, key: BatchKey): Promise<ApplyOutcome> {
   // Nearly every batch holds only records never stored before. The fresh path bets on that
   // and inserts them without reading stored revisions or probing each key for a conflict;
   // a lost bet rolls back (nothing of it stays) and the guarded path applies the batch by
@@ -46,7 +102,7 @@ export async function applyBatch(db: Db, key: BatchKey): Promise<ApplyOutcome> {
     try {
       return await (fresh ? applyFresh(db, key) : db.tx('ingest-apply', (t) => applyGuarded(t, key)));
     } catch (err) {
-      const code = (err as { code?: string }).code ?? '';
+      const code = pgCode(err);
       if (fresh && (err instanceof NotFresh || code === UNIQUE_VIOLATION)) {
         fresh = false;
         continue;

@@ -13,7 +13,7 @@ export type BatchStatus = 'queued' | 'completed' | 'rejected';
 
 /** Why a batch was rejected: the 409/422 problem its sender got, kept for replays and receipts. */
 export interface BatchProblem {
-  code: 'revision_conflict' | 'revision_stale' | 'semantic_invalid';
+  code: 'revision_conflict' | 'revision_stale' | 'semantic_invalid' | 'batch_unprocessable';
   detail: string;
   errors: FieldError[];
 }

@@ -10,6 +10,7 @@ const q = {
   lock: sqlFile('ingest/batch-lock.sql'),
   payload: sqlFile('ingest/batch-payload.sql'),
   finish: sqlFile('ingest/batch-finish.sql'),
+  applyFailed: sqlFile('ingest/batch-apply-failed.sql'),
   stalled: sqlFile('ingest/batches-stalled.sql'),
   storedRevisions: sqlFile('ingest/stored-revisions.sql'),
   storedMoney: sqlFile('ingest/stored-money.sql'),
@@ -59,6 +60,11 @@ export async function batchPayload(db: Queryable, key: BatchKey): Promise<string
 
 export async function finishBatch(db: Queryable, key: BatchKey, outcome: { status: Exclude<BatchStatus, 'queued'>; applied: number; unchanged: number; problem: BatchProblem | null }): Promise<void> {
   await db.one(q.finish, { ...params(key), ...outcome });
+}
+
+/** Counts a data failure of a queued batch; the failures so far, or null when it is no longer queued. */
+export async function countApplyFailure(db: Queryable, key: BatchKey): Promise<number | null> {
+  return (await db.oneOrNone<{ failures: number }>(q.applyFailed, params(key)))?.failures ?? null;
 }
 
 export interface StalledBatch {

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
 import type { AppContext } from '../app-context.ts';
+import { readRejectedBatches } from './batch-rejections.ts';
 import { JOB_BUCKETS, readJobDurations } from './job-durations.ts';
 
 /**
@@ -65,6 +66,16 @@ export class Metrics {
         this.set({ state: 'total' }, pool.totalCount);
         this.set({ state: 'idle' }, pool.idleCount);
         this.set({ state: 'waiting' }, pool.waitingCount);
+      },
+    });
+    new Counter({
+      name: 'radar_ingest_batches_rejected_total',
+      help: 'Ingest batches the workers rejected, by problem code (batch_unprocessable: PostgreSQL could not store them)',
+      labelNames: ['code'] as const,
+      registers: [registry],
+      async collect() {
+        this.reset();
+        for (const [code, n] of await readRejectedBatches(app.redis, app.config.QUEUE_PREFIX)) this.inc({ code }, n);
       },
     });
     // A histogram assembled from the Redis counters every worker writes (job-durations.ts).
