@@ -23,11 +23,14 @@ export async function authorize(principal: Principal, auth: Extract<RouteAuth, {
     throw new HttpError('validation_failed', { errors: [{ path: 'path.siteId', message: 'must be a UUID' }] });
   }
   if (principal.kind === 'credential') {
-    if (auth.sessionOnly) {
+    if (auth.sessionOnly || auth.adminOnly) {
       throw new HttpError('credential_not_allowed', { detail: 'this operation needs a logged-in account; credentials cannot perform it' });
     }
     const missing = auth.scopes.filter((s) => !principal.scopes.has(s));
     if (missing.length) throw new HttpError('insufficient_scope', { detail: `credential lacks scope ${missing.join(', ')}` });
+  }
+  if (auth.adminOnly && !(principal.kind === 'session' && principal.admin)) {
+    throw new HttpError('admin_required', { detail: 'only the platform admin may do this' });
   }
   if (siteId !== undefined) await assertSiteAccess(principal, siteId.toLowerCase(), app);
 }

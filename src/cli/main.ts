@@ -8,10 +8,12 @@ const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {
   work: () => import('./commands/work.ts'),
   migrate: () => import('./commands/migrate.ts'),
   'account create': () => import('./commands/account-create.ts'),
+  'account group': () => import('./commands/account-group.ts'),
   'session create': () => import('./commands/session-create.ts'),
   'site review': () => import('./commands/site-review.ts'),
   'relay channel add': () => import('./commands/relay-channel-add.ts'),
   'relay model set': () => import('./commands/relay-model-set.ts'),
+  'relay group set': () => import('./commands/relay-group-set.ts'),
   'relay key create': () => import('./commands/relay-key-create.ts'),
   'relay key disable': () => import('./commands/relay-key-disable.ts'),
 };

@@ -15,6 +15,7 @@ export const ERROR_CATALOG = {
   site_forbidden: { status: 403, title: 'Site not accessible' },
   origin_mismatch: { status: 403, title: 'Origin not allowed' },
   credential_not_allowed: { status: 403, title: 'Credentials cannot perform this operation' },
+  admin_required: { status: 403, title: 'Only the platform admin may do this' },
   // 404 / 405
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },

@@ -94,9 +94,10 @@ export function openApiDocument(routes: readonly Route[], serverUrl: string): Js
     };
     if (r.docs?.body) op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(r.docs.body) } } };
     if (r.auth.kind === 'business') {
-      op.security = r.auth.sessionOnly ? [{ session: [] }] : [{ session: [] }, { credential: [] }];
+      op.security = r.auth.sessionOnly || r.auth.adminOnly ? [{ session: [] }] : [{ session: [] }, { credential: [] }];
       op['x-required-scopes'] = [...r.auth.scopes];
-      if (r.auth.sessionOnly) op['x-session-only'] = true;
+      if (r.auth.sessionOnly || r.auth.adminOnly) op['x-session-only'] = true;
+      if (r.auth.adminOnly) op['x-admin-only'] = true;
     } else if (r.auth.kind === 'relay') {
       op.security = [{ relayKey: [] }];
     } else {

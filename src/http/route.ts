@@ -8,13 +8,14 @@ import type { HandlerResult, Method, RequestContext } from './context.ts';
  * - `public`: anybody (health checks, login).
  * - `relay`: the relay authenticates its own API keys.
  * - `business`: a session or a scoped credential; `scopes` are all required, `sessionOnly`
- *   refuses credentials whatever their scopes (they can never manage sites or credentials).
+ *   refuses credentials whatever their scopes (they can never manage sites or credentials);
+ *   `adminOnly` (implies `sessionOnly`) admits only the platform admin's session.
  *   A `:siteId` in the path is checked to be a UUID the caller may act on.
  */
 export type RouteAuth =
   | { kind: 'public' }
   | { kind: 'relay' }
-  | { kind: 'business'; scopes: readonly Scope[]; sessionOnly?: boolean };
+  | { kind: 'business'; scopes: readonly Scope[]; sessionOnly?: boolean; adminOnly?: boolean };
 
 export interface Route {
   method: Method;

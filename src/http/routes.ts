@@ -4,6 +4,8 @@ import { credentialRoutes } from '../credentials/routes.ts';
 import { geoRoutes } from '../geo/routes.ts';
 import { ingestRoutes } from '../ingest/routes.ts';
 import { recordRoutes } from '../records/routes.ts';
+import { relayAdminRoutes } from '../relay/admin-routes.ts';
+import { relayKeyRoutes } from '../relay/key-routes.ts';
 import { relayRoutes } from '../relay/routes.ts';
 import { siteRoutes } from '../sites/routes.ts';
 import { healthRoutes } from './health-routes.ts';
@@ -21,6 +23,8 @@ export function allRoutes(isDraining: () => boolean): Route[] {
     ...recordRoutes,
     ...geoRoutes,
     ...analyticsRoutes,
+    ...relayAdminRoutes,
+    ...relayKeyRoutes,
     ...relayRoutes,
   ];
   return [...routes, openApiRoute(routes)];

@@ -5,9 +5,13 @@ import { HttpError } from '../errors/http-error.ts';
 import { FreshCache } from './fresh-cache.ts';
 import { findKeyByHash, type KeyRow } from './repo.ts';
 
-/** A key that passed authentication. `models` null means every model. */
+/**
+ * A key that passed authentication. `models` is what it may call: the models it was made
+ * with that its group (its account's) still holds; null means every model.
+ */
 export interface RelayKey {
   id: string;
+  accountId: string | null;
   group: string;
   models: ReadonlySet<string> | null;
 }
@@ -21,8 +25,8 @@ export function newRelayKey(): string {
 
 /**
  * Checks relay keys. A key's row is cached for at most a second (served while a refresh runs
- * after half a second), so a request normally costs no database round trip and a key
- * disabled with `radar relay key disable` is refused within a second.
+ * after half a second), so a request normally costs no database round trip, and a key
+ * disabled or deleted, or an account moved to another group, takes effect within a second.
  */
 export class RelayKeys {
   private readonly cache: FreshCache<string, KeyRow | null>;
@@ -47,11 +51,23 @@ export class RelayKeys {
     // The lookup went by digest; comparing the stored digest in constant time as well keeps
     // the check honest even if the cache or the index were ever keyed differently.
     if (!row || !sameDigest(row.key_hash, digest)) throw invalid(`Incorrect API key provided: ${mask(presented)}.`);
+    if (row.deleted_at) throw invalid(`The API key ${mask(presented)} has been deleted.`);
     if (row.disabled_at) throw invalid(`The API key ${mask(presented)} has been disabled.`);
     let key = this.keys.get(row);
-    if (!key) this.keys.set(row, (key = { id: row.id, group: row.key_group, models: row.models.includes('*') ? null : new Set(row.models) }));
+    if (!key) this.keys.set(row, (key = { id: row.id, accountId: row.account_id, group: row.group_name, models: allowedModels(row.models, row.group_models) }));
     return key;
   }
+}
+
+/** The models both lists allow ('*' allows every model); null when both say '*'. */
+export function allowedModels(key: readonly string[], group: readonly string[]): ReadonlySet<string> | null {
+  const keyAll = key.includes('*');
+  const groupAll = group.includes('*');
+  if (keyAll && groupAll) return null;
+  if (keyAll) return new Set(group);
+  if (groupAll) return new Set(key);
+  const inGroup = new Set(group);
+  return new Set(key.filter((m) => inGroup.has(m)));
 }
 
 function invalid(message: string): HttpError {

@@ -10,9 +10,17 @@ const q = {
   channelListEnabled: sqlFile('relay/channel-list-enabled.sql'),
   modelUpsert: sqlFile('relay/model-upsert.sql'),
   modelList: sqlFile('relay/model-list.sql'),
+  channelList: sqlFile('relay/channel-list.sql'),
   keyInsert: sqlFile('relay/key-insert.sql'),
   keyFindByHash: sqlFile('relay/key-find-by-hash.sql'),
   keyDisable: sqlFile('relay/key-disable.sql'),
+  keyListOfAccount: sqlFile('relay/key-list-of-account.sql'),
+  keySetDisabled: sqlFile('relay/key-set-disabled.sql'),
+  keyDelete: sqlFile('relay/key-delete.sql'),
+  groupUpsert: sqlFile('relay/group-upsert.sql'),
+  groupList: sqlFile('relay/group-list.sql'),
+  groupOfAccount: sqlFile('relay/group-of-account.sql'),
+  accountSetGroup: sqlFile('relay/account-set-group.sql'),
 };
 
 export interface ChannelRow {
@@ -33,12 +41,35 @@ export interface ModelRow {
   kind: ModelKind;
 }
 
+/** A key as authentication sees it, with the group it answers to. */
 export interface KeyRow {
   id: string;
   key_hash: Buffer;
   models: string[];
-  key_group: string;
+  account_id: string | null;
   disabled_at: Date | null;
+  deleted_at: Date | null;
+  group_name: string;
+  group_models: string[];
+}
+
+/** A key as its owner sees it. */
+export interface OwnKeyRow {
+  id: string;
+  name: string;
+  prefix: string;
+  models: string[];
+  created_at: Date;
+  disabled_at: Date | null;
+}
+
+export interface GroupRow {
+  name: string;
+  models: string[];
+  rpm: number | null;
+  tpm: number | null;
+  created_at: Date;
+  updated_at: Date;
 }
 
 export interface NewChannel {
@@ -55,6 +86,11 @@ export function insertChannel(db: Db, c: NewChannel): Promise<{ id: string }> {
   return db.one<{ id: string }>(q.channelInsert, c);
 }
 
+/** Every channel for the admin, without upstream keys. */
+export function listChannels(db: Db): Promise<(Omit<ChannelRow, 'api_key'> & { enabled: boolean })[]> {
+  return db.any(q.channelList);
+}
+
 export function listEnabledChannels(db: Db): Promise<ChannelRow[]> {
   return db.any<ChannelRow>(q.channelListEnabled);
 }
@@ -67,8 +103,46 @@ export function listModels(db: Db): Promise<ModelRow[]> {
   return db.any<ModelRow>(q.modelList);
 }
 
-export function insertKey(db: Db, k: { name: string; keyHash: Buffer; prefix: string; models: readonly string[]; group: string }): Promise<{ id: string }> {
-  return db.one<{ id: string }>(q.keyInsert, k);
+export interface NewKey {
+  name: string;
+  keyHash: Buffer;
+  prefix: string;
+  models: readonly string[];
+  /** The owner; a key without one (made with the CLI) names its `group` instead. */
+  accountId: string | null;
+  group: string | null;
+}
+
+export function insertKey(db: Db, k: NewKey): Promise<OwnKeyRow> {
+  return db.one<OwnKeyRow>(q.keyInsert, k);
+}
+
+export function listKeysOfAccount(db: Db, accountId: string): Promise<OwnKeyRow[]> {
+  return db.any<OwnKeyRow>(q.keyListOfAccount, { accountId });
+}
+
+export function setKeyDisabled(db: Db, accountId: string, id: string, disabled: boolean): Promise<OwnKeyRow | null> {
+  return db.oneOrNone<OwnKeyRow>(q.keySetDisabled, { accountId, id, disabled });
+}
+
+export function deleteKey(db: Db, accountId: string, id: string): Promise<OwnKeyRow | null> {
+  return db.oneOrNone<OwnKeyRow>(q.keyDelete, { accountId, id });
+}
+
+export function upsertGroup(db: Db, g: { name: string; models: readonly string[]; rpm: number | null; tpm: number | null }): Promise<GroupRow> {
+  return db.one<GroupRow>(q.groupUpsert, g);
+}
+
+export function listGroups(db: Db): Promise<GroupRow[]> {
+  return db.any<GroupRow>(q.groupList);
+}
+
+export function groupOfAccount(db: Db, accountId: string): Promise<GroupRow | null> {
+  return db.oneOrNone<GroupRow>(q.groupOfAccount, { accountId });
+}
+
+export function setAccountGroup(db: Db, accountId: string, group: string): Promise<{ id: string; group: string } | null> {
+  return db.oneOrNone(q.accountSetGroup, { accountId, group });
 }
 
 export function findKeyByHash(db: Db, keyHash: Buffer): Promise<KeyRow | null> {

@@ -4,6 +4,7 @@ import { createHash } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { createAccount } from '../helpers/fixtures.ts';
 import { call } from '../helpers/http.ts';
 import type { FakeUpstream } from './fake-upstream.ts';
 import { relayFixture, type RelayFixture } from './setup.ts';
@@ -62,6 +63,24 @@ test('channel add, model set, key create and key disable, end to end', async () 
   assert.ok(took <= 1000, `a disabled key was still accepted ${took} ms after disable`);
 });
 
+test('group set, account group and key create --account put a key inside its account\'s group', async () => {
+  const account = await createAccount(fx.app.db);
+  const group = await radar('relay', 'group', 'set', 'cli-group', '--models', 'm-chat,m-other', '--rpm', '60');
+  assert.equal(group.code, 0, group.err);
+  assert.deepEqual([group.out.name, group.out.models, group.out.requestsPerMinute, group.out.tokensPerMinute], ['cli-group', ['m-chat', 'm-other'], 60, null]);
+  const moved = await radar('account', 'group', '--email', account.email.toUpperCase(), '--group', 'cli-group');
+  assert.deepEqual(moved.out, { id: account.id, email: account.email, group: 'cli-group' });
+  const outside = await radar('relay', 'key', 'create', '--name', 'k', '--models', 'm-third', '--account', account.email);
+  assert.equal(outside.code, 2);
+  assert.match(outside.err, /--models: the model 'm-third' is not in your group 'cli-group'/);
+  const made = await radar('relay', 'key', 'create', '--name', 'k', '--models', '*', '--account', account.email);
+  assert.equal(made.code, 0, made.err);
+  const row = await fx.app.db.one('SELECT account_id, key_group FROM relay_keys WHERE id = $1', [made.out.id]);
+  assert.deepEqual(row, { account_id: account.id, key_group: null });
+  const named = await radar('relay', 'key', 'create', '--name', 'k', '--models', '*', '--group', 'cli-group');
+  assert.equal((await fx.app.db.one('SELECT key_group FROM relay_keys WHERE id = $1', [named.out.id])).key_group, 'cli-group');
+});
+
 test('usage errors go to stderr with a non-zero exit and nothing on stdout', async () => {
   for (const args of [
     ['relay', 'channel', 'add', '--name', 'x', '--base-url', fake.base],
@@ -70,6 +89,10 @@ test('usage errors go to stderr with a non-zero exit and nothing on stdout', asy
     ['relay', 'model', 'set', 'm', '--kind', 'image'],
     ['relay', 'key', 'create', '--name', 'k', '--models', 'bad model'],
     ['relay', 'key', 'disable', '--id', '7c2b6e1e-0d5a-4a43-9b7c-2f3b2a9e0b11'],
+    ['relay', 'key', 'create', '--name', 'k', '--models', '*', '--group', 'no-such-group'],
+    ['relay', 'key', 'create', '--name', 'k', '--models', '*', '--group', 'default', '--account', 'a@example.com'],
+    ['relay', 'group', 'set', 'g', '--models', 'm', '--rpm', '0'],
+    ['account', 'group', '--email', 'nobody@example.com', '--group', 'default'],
   ]) {
     const r = await radar(...args);
     assert.notEqual(r.code, 0, args.join(' '));

@@ -45,7 +45,7 @@ export async function relayFixture(env: Record<string, string> = {}, log?: Logge
     },
     async key(models = ['*']) {
       const key = newRelayKey();
-      const { id } = await insertKey(app.db, { name: 'test key', keyHash: hashSecret(key), prefix: key.slice(0, 10), models, group: 'default' });
+      const { id } = await insertKey(app.db, { name: 'test key', keyHash: hashSecret(key), prefix: key.slice(0, 10), models, accountId: null, group: 'default' });
       return { id, key };
     },
     client(key) {

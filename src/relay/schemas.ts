@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { EffortSchema, ModelIdSchema } from './names.ts';
+import { DEFAULT_EFFORTS, PROTOCOLS } from './protocol.ts';
+import { text } from '../shared/text.ts';
+
+export const GroupNameSchema = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a group name is 1 to 64 letters, digits or _ . -');
+
+/** Model ids, or `['*']` for every model (of the group, for a key). */
+export const ModelListSchema = z.union([
+  z.tuple([z.literal('*')]),
+  z.array(ModelIdSchema).min(1).max(1000).refine((a) => new Set(a).size === a.length, 'a model is listed twice'),
+]);
+
+const PerMinute = z.number().int().min(1).max(100_000_000).nullable().default(null);
+
+/** PUT /api/v1/relay/groups/{group}: the whole group, replaced. */
+export const GroupPutSchema = z.strictObject({
+  models: ModelListSchema,
+  requestsPerMinute: PerMinute,
+  tokensPerMinute: PerMinute,
+});
+
+/** PUT /api/v1/relay/accounts/{accountId}/group */
+export const AccountGroupSchema = z.strictObject({ group: GroupNameSchema });
+
+/** POST /api/v1/relay/channels, and `radar relay channel add`. */
+export const ChannelCreateSchema = z.strictObject({
+  name: text({ min: 1, max: 160 }),
+  baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http or https URL such as https://api.openai.com/v1' })
+    .transform((u) => u.replace(/\/+$/, '')),
+  apiKey: text({ min: 1 }).nullable().default(null),
+  models: z.array(ModelIdSchema).min(1, 'at least one model'),
+  protocols: z.array(z.enum(PROTOCOLS)).min(1).default([...PROTOCOLS]),
+  priority: z.number().int().min(-1000).max(1000).default(0),
+  weight: z.number().int().min(1).max(1000).default(1),
+});
+
+/** POST /api/v1/relay/models, and `radar relay model set`: a model's settings, replaced. */
+export const ModelPutSchema = z.strictObject({
+  id: ModelIdSchema,
+  efforts: z.array(EffortSchema).default([...DEFAULT_EFFORTS]),
+  kind: z.enum(['chat', 'embedding'], { error: 'must be chat or embedding' }).default('chat'),
+});
+
+/** POST /api/v1/me/relay-keys */
+export const KeyCreateSchema = z.strictObject({
+  name: text({ min: 1, max: 160 }),
+  models: ModelListSchema,
+});
+
+/** PATCH /api/v1/me/relay-keys/{keyId} */
+export const KeyPatchSchema = z.strictObject({ disabled: z.boolean() });
