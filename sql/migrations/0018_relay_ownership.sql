@@ -31,3 +31,28 @@ ALTER TABLE relay_keys
   ADD CONSTRAINT relay_keys_owner_check CHECK ((account_id IS NULL) = (key_group IS NOT NULL)),
   ADD COLUMN deleted_at timestamptz;
 CREATE INDEX relay_keys_account_idx ON relay_keys (account_id, created_at) WHERE deleted_at IS NULL;
+
+-- Prices per model per million tokens, in nanos (10^-9 of the currency's unit, so a call
+-- costing $0.00001 is 10,000 nanos). A price applies from `effective_at` until the model's
+-- next one; each call's cost is computed when it is made and stored with it, so a new price
+-- never rewrites past costs.
+CREATE TABLE relay_prices (
+  model               text NOT NULL,
+  effective_at        timestamptz NOT NULL,
+  currency            text NOT NULL CHECK (currency ~ '^[A-Z]{3}$'),
+  input_nanos         bigint NOT NULL CHECK (input_nanos >= 0),
+  cached_input_nanos  bigint NOT NULL CHECK (cached_input_nanos >= 0),
+  output_nanos        bigint NOT NULL CHECK (output_nanos >= 0),
+  created_at          timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (model, effective_at)
+);
+
+-- Whether a key with a budget may call the model while it has no price.
+ALTER TABLE relay_models ADD COLUMN allow_unpriced boolean NOT NULL DEFAULT false;
+
+-- A call's cost: `unpriced` when its model had no price (cost and currency null, never 0);
+-- cost null on a priced call means the provider reported no tokens.
+ALTER TABLE relay_usage
+  ADD COLUMN cost_nanos bigint,
+  ADD COLUMN currency text,
+  ADD COLUMN unpriced boolean NOT NULL DEFAULT false;

@@ -1,2 +1,2 @@
 -- Every model setting. Takes nothing.
-SELECT id, efforts, kind FROM relay_models
+SELECT id, efforts, kind, allow_unpriced FROM relay_models

@@ -14,6 +14,7 @@ const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {
   'relay channel add': () => import('./commands/relay-channel-add.ts'),
   'relay model set': () => import('./commands/relay-model-set.ts'),
   'relay group set': () => import('./commands/relay-group-set.ts'),
+  'relay price set': () => import('./commands/relay-price-set.ts'),
   'relay key create': () => import('./commands/relay-key-create.ts'),
   'relay key disable': () => import('./commands/relay-key-disable.ts'),
 };

@@ -1,15 +1,37 @@
+import type { z } from 'zod';
 import { HttpError } from '../errors/http-error.ts';
 import { route, type Route } from '../http/route.ts';
-import { parseBody } from '../http/validate.ts';
 import { isUuid } from '../shared/ids.ts';
-import { insertChannel, listChannels, listGroups, listModels, setAccountGroup, upsertGroup, upsertModel, type GroupRow } from './repo.ts';
-import { AccountGroupSchema, ChannelCreateSchema, GroupNameSchema, GroupPutSchema, ModelPutSchema } from './schemas.ts';
+import { parseBody, parseQuery } from '../http/validate.ts';
+import { fromNanos } from './money.ts';
+import {
+  insertChannel, insertPrice, listChannels, listCurrentPrices, listGroups, modelCatalog, priceHistory, setAccountGroup, upsertGroup, upsertModel,
+  type GroupRow, type ModelRow, type PriceRow,
+} from './repo.ts';
+import { AccountGroupSchema, ChannelCreateSchema, GroupNameSchema, GroupPutSchema, ModelPutSchema, PriceCreateSchema, PriceQuerySchema } from './schemas.ts';
 
 const admin = { kind: 'business', scopes: [], sessionOnly: true, adminOnly: true } as const;
 const tags = ['relay admin'];
 
 export function presentGroup(g: GroupRow) {
   return { name: g.name, models: g.models, requestsPerMinute: g.rpm, tokensPerMinute: g.tpm, createdAt: g.created_at.toISOString(), updatedAt: g.updated_at.toISOString() };
+}
+
+/** Amounts per million tokens as decimal strings in the price's currency. */
+export function presentPrice(p: PriceRow) {
+  return {
+    model: p.model, currency: p.currency, effectiveAt: p.effective_at.toISOString(),
+    input: fromNanos(p.input_nanos), cachedInput: fromNanos(p.cached_input_nanos), output: fromNanos(p.output_nanos),
+  };
+}
+
+/** A validated price as the repository stores it. */
+export function newPrice(p: z.output<typeof PriceCreateSchema>) {
+  return { model: p.model, currency: p.currency, inputNanos: p.input, cachedInputNanos: p.cachedInput ?? p.input, outputNanos: p.output, effectiveAt: p.effectiveAt };
+}
+
+export function presentModel(m: ModelRow) {
+  return { id: m.id, efforts: m.efforts, kind: m.kind, allowUnpriced: m.allow_unpriced };
 }
 
 function isForeignKeyViolation(err: unknown): boolean {
@@ -36,7 +58,7 @@ export const relayAdminRoutes: Route[] = [
     method: 'POST',
     path: '/api/v1/relay/channels',
     auth: admin,
-    docs: { summary: 'Add an upstream channel and the models it serves', tags, body: ChannelCreateSchema, errors: [409] },
+    docs: { summary: 'Add an upstream channel and the models it serves', tags, body: ChannelCreateSchema },
     handler: async (ctx, app) => {
       const body = parseBody(ChannelCreateSchema, ctx);
       try {
@@ -53,15 +75,63 @@ export const relayAdminRoutes: Route[] = [
     method: 'GET',
     path: '/api/v1/relay/models',
     auth: admin,
-    docs: { summary: 'Every model setting (kind and accepted efforts)', tags },
-    handler: async (_ctx, app) => ({ body: { data: await listModels(app.db) } }),
+    docs: {
+      summary: 'Every model a channel serves or a setting names, with its settings and the price in force',
+      description: '`price` is null for an unpriced model; `efforts` and `kind` are null when never set (defaults apply).',
+      tags,
+    },
+    handler: async (_ctx, app) => {
+      const [models, prices] = await Promise.all([modelCatalog(app.db), listCurrentPrices(app.db)]);
+      const now = Date.now();
+      const current = new Map<string, PriceRow>();
+      // Newest first per model: the first one already in force is the current price.
+      for (const p of prices) if (p.effective_at.getTime() <= now && !current.has(p.model)) current.set(p.model, p);
+      return {
+        body: {
+          data: models.map((m) => {
+            const price = current.get(m.id);
+            return { id: m.id, efforts: m.efforts, kind: m.kind, allowUnpriced: m.allow_unpriced, price: price ? presentPrice(price) : null };
+          }),
+        },
+      };
+    },
   }),
   route({
     method: 'POST',
     path: '/api/v1/relay/models',
     auth: admin,
-    docs: { summary: "Set a model's kind and accepted efforts", tags, body: ModelPutSchema },
-    handler: async (ctx, app) => ({ body: await upsertModel(app.db, parseBody(ModelPutSchema, ctx)) }),
+    docs: { summary: "Set a model's kind, accepted efforts and whether keys with a budget may call it unpriced", tags, body: ModelPutSchema },
+    handler: async (ctx, app) => ({ body: presentModel(await upsertModel(app.db, parseBody(ModelPutSchema, ctx))) }),
+  }),
+  route({
+    method: 'GET',
+    path: '/api/v1/relay/prices',
+    auth: admin,
+    docs: { summary: 'Price history, newest first per model (amounts per million tokens)', tags, query: PriceQuerySchema },
+    handler: async (ctx, app) => ({ body: { data: (await priceHistory(app.db, parseQuery(PriceQuerySchema, ctx).model ?? null)).map(presentPrice) } }),
+  }),
+  route({
+    method: 'POST',
+    path: '/api/v1/relay/prices',
+    auth: admin,
+    docs: {
+      summary: "Set a model's price per million tokens from now (or a later effectiveAt) on",
+      description: 'Reasoning tokens are billed as output. Calls already made keep the cost they were metered with.',
+      tags,
+      body: PriceCreateSchema,
+      
+    },
+    handler: async (ctx, app) => {
+      const p = parseBody(PriceCreateSchema, ctx);
+      try {
+        return { body: presentPrice(await insertPrice(app.db, newPrice(p))) };
+      } catch (err) {
+        if ((err as { code?: string }).code === '23505') {
+          throw new HttpError('validation_failed', { errors: [{ path: '/effectiveAt', message: 'the model already has a price taking effect at this instant' }] });
+        }
+        throw err;
+      }
+    },
   }),
   route({
     method: 'GET',

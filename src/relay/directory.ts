@@ -2,8 +2,9 @@ import type { Db } from '../db/connection.ts';
 import { HttpError } from '../errors/http-error.ts';
 import { FreshCache } from './fresh-cache.ts';
 import type { RelayKey } from './keys.ts';
+import type { Price } from './money.ts';
 import { DEFAULT_EFFORTS, type ModelKind, type Protocol } from './protocol.ts';
-import { listEnabledChannels, listModels, type ChannelRow } from './repo.ts';
+import { listCurrentPrices, listEnabledChannels, listModels, type ChannelRow, type ModelRow, type PriceRow } from './repo.ts';
 
 export interface Channel {
   id: string;
@@ -27,6 +28,10 @@ export interface Model {
   channels: readonly Channel[];
   /** Unix seconds the first serving channel was added, for the models list. */
   created: number;
+  /** The price in force and those to come, newest first (see `priceAt`); empty when unpriced. */
+  prices: readonly Price[];
+  /** Whether a key with a budget may call the model while it has no price. */
+  allowUnpriced: boolean;
 }
 
 /** One way to reach a model: a channel, and whether the request must be converted for it. */
@@ -50,7 +55,10 @@ export class Directory {
 
   constructor(db: Db, opts: { maxAgeMs?: number } = {}) {
     const hardMs = opts.maxAgeMs ?? 1000;
-    this.cache = new FreshCache(async () => build(await listEnabledChannels(db), await listModels(db)), { softMs: hardMs / 2, hardMs, maxEntries: 1 });
+    this.cache = new FreshCache(
+      async () => build(...(await Promise.all([listEnabledChannels(db), listModels(db), listCurrentPrices(db)]))),
+      { softMs: hardMs / 2, hardMs, maxEntries: 1 },
+    );
   }
 
   /** The model, or 404 model_not_found (with a hint when only the letter case is wrong). */
@@ -87,8 +95,14 @@ function permits(key: RelayKey, model: string): boolean {
   return key.models === null || key.models.has(model);
 }
 
-function build(rows: readonly ChannelRow[], settings: readonly { id: string; efforts: string[]; kind: ModelKind }[]): Snapshot {
+function build(rows: readonly ChannelRow[], settings: readonly ModelRow[], priceRows: readonly PriceRow[]): Snapshot {
   const byId = new Map(settings.map((s) => [s.id, s]));
+  const prices = new Map<string, Price[]>();
+  for (const p of priceRows) {
+    let list = prices.get(p.model);
+    if (!list) prices.set(p.model, (list = []));
+    list.push({ effectiveAt: p.effective_at, currency: p.currency, input: p.input_nanos, cachedInput: p.cached_input_nanos, output: p.output_nanos });
+  }
   const models = new Map<string, Model & { channels: Channel[] }>();
   for (const row of rows) {
     const channel = toChannel(row);
@@ -96,7 +110,10 @@ function build(rows: readonly ChannelRow[], settings: readonly { id: string; eff
       let m = models.get(id);
       if (!m) {
         const s = byId.get(id);
-        m = { id, efforts: s?.efforts ?? DEFAULT_EFFORTS, kind: s?.kind ?? null, channels: [], created: Math.floor(row.created_at.getTime() / 1000) };
+        m = {
+          id, efforts: s?.efforts ?? DEFAULT_EFFORTS, kind: s?.kind ?? null, channels: [], created: Math.floor(row.created_at.getTime() / 1000),
+          prices: prices.get(id) ?? [], allowUnpriced: s?.allow_unpriced ?? false,
+        };
         models.set(id, m);
       }
       m.channels.push(channel);

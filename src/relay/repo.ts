@@ -10,6 +10,10 @@ const q = {
   channelListEnabled: sqlFile('relay/channel-list-enabled.sql'),
   modelUpsert: sqlFile('relay/model-upsert.sql'),
   modelList: sqlFile('relay/model-list.sql'),
+  modelCatalog: sqlFile('relay/model-catalog.sql'),
+  priceInsert: sqlFile('relay/price-insert.sql'),
+  priceListCurrent: sqlFile('relay/price-list-current.sql'),
+  priceHistory: sqlFile('relay/price-history.sql'),
   channelList: sqlFile('relay/channel-list.sql'),
   keyInsert: sqlFile('relay/key-insert.sql'),
   keyFindByHash: sqlFile('relay/key-find-by-hash.sql'),
@@ -39,6 +43,16 @@ export interface ModelRow {
   id: string;
   efforts: string[];
   kind: ModelKind;
+  allow_unpriced: boolean;
+}
+
+export interface PriceRow {
+  model: string;
+  effective_at: Date;
+  currency: string;
+  input_nanos: number;
+  cached_input_nanos: number;
+  output_nanos: number;
 }
 
 /** A key as authentication sees it, with the group it answers to. */
@@ -95,8 +109,26 @@ export function listEnabledChannels(db: Db): Promise<ChannelRow[]> {
   return db.any<ChannelRow>(q.channelListEnabled);
 }
 
-export function upsertModel(db: Db, m: ModelRow): Promise<ModelRow> {
+export function upsertModel(db: Db, m: { id: string; efforts: readonly string[]; kind: ModelKind; allowUnpriced: boolean }): Promise<ModelRow> {
   return db.one<ModelRow>(q.modelUpsert, m);
+}
+
+/** Every model a channel serves or a setting names, with its settings (null when unset). */
+export function modelCatalog(db: Db): Promise<{ id: string; efforts: string[] | null; kind: ModelKind | null; allow_unpriced: boolean }[]> {
+  return db.any(q.modelCatalog);
+}
+
+export function insertPrice(db: Db, p: { model: string; currency: string; inputNanos: number; cachedInputNanos: number; outputNanos: number; effectiveAt: string | null }): Promise<PriceRow> {
+  return db.one<PriceRow>(q.priceInsert, p);
+}
+
+/** Each model's price in force now and those that take effect later, newest first per model. */
+export function listCurrentPrices(db: Db): Promise<PriceRow[]> {
+  return db.any<PriceRow>(q.priceListCurrent);
+}
+
+export function priceHistory(db: Db, model: string | null): Promise<PriceRow[]> {
+  return db.any<PriceRow>(q.priceHistory, { model });
 }
 
 export function listModels(db: Db): Promise<ModelRow[]> {
@@ -158,7 +190,8 @@ export type UsageRow = z.output<typeof UsageRowSchema>;
 
 const usageColumns = new pgp.helpers.ColumnSet<UsageRow>(
   ['id', 'at', 'request_id', 'key_id', 'model', 'channel_id', 'endpoint', 'stream', 'status',
-    'input_tokens', 'output_tokens', 'cached_tokens', 'reasoning_tokens', 'ttfb_ms', 'duration_ms'],
+    'input_tokens', 'output_tokens', 'cached_tokens', 'reasoning_tokens', 'ttfb_ms', 'duration_ms',
+    'cost_nanos', 'currency', 'unpriced'],
   { table: 'relay_usage' },
 );
 

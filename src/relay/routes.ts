@@ -6,12 +6,15 @@ import { route, type Route } from '../http/route.ts';
 import type { ModelCall } from './call.ts';
 import { droppedHeader } from './convert/fields.ts';
 import type { Model } from './directory.ts';
+import { meteredCost, type MeteredCost } from './money.ts';
 import type { Protocol } from './protocol.ts';
 import { relayFor } from './relay.ts';
 import { isStream, parseRelayRequest, RELAY_BODY_SCHEMAS } from './request.ts';
 import { noUsage, type Usage } from './usage.ts';
 
 const relayAuth = { kind: 'relay' } as const;
+/** A call that never resolved a model has no price to speak of. */
+const NO_COST: MeteredCost = { cost_nanos: null, currency: null, unpriced: false };
 
 /** POST /v1/responses, /v1/chat/completions, /v1/embeddings: authenticate, route, deliver, meter. */
 function callHandler(protocol: Protocol): Route['handler'] {
@@ -19,9 +22,11 @@ function callHandler(protocol: Protocol): Route['handler'] {
     const relay = relayFor(app);
     const key = await relay.keys.authenticate(ctx.headers.authorization);
     const started = performance.now();
+    const at = Date.now();
     let ttfb: number | null = null;
     let status = 0;
     let model = '';
+    let resolved: Model | null = null;
     let stream = false;
     let channelId: string | null = null;
     let usage: Usage = noUsage();
@@ -30,7 +35,7 @@ function callHandler(protocol: Protocol): Route['handler'] {
       const request = parseRelayRequest(protocol, ctx.json());
       model = request.body.model;
       stream = isStream(request);
-      const resolved = await relay.directory.modelFor(key, model);
+      resolved = await relay.directory.modelFor(key, model);
       const call = await relay.callModel({ request, raw: ctx.rawBody, model: resolved }, ctx.reply.signal);
       channelId = call.channel.id;
       usage = call.usage;
@@ -55,7 +60,11 @@ function callHandler(protocol: Protocol): Route['handler'] {
         app.metrics.relayTokens.inc({ model, direction: 'output' }, usage.output_tokens ?? 0);
         if (ttfb !== null) app.metrics.relayTtfb.observe({ model }, ttfb / 1000);
       }
+      const cost = resolved ? meteredCost(resolved.prices, at, usage, status >= 400 && status !== 499) : NO_COST;
       relay.meter.record({
+        cost_nanos: cost.cost_nanos,
+        currency: cost.currency,
+        unpriced: cost.unpriced,
         request_id: ctx.id,
         key_id: key.id,
         model: model.slice(0, 200),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AmountSchema, CurrencySchema } from './money.ts';
 import { EffortSchema, ModelIdSchema } from './names.ts';
 import { DEFAULT_EFFORTS, PROTOCOLS } from './protocol.ts';
 import { text } from '../shared/text.ts';
@@ -40,7 +41,22 @@ export const ModelPutSchema = z.strictObject({
   id: ModelIdSchema,
   efforts: z.array(EffortSchema).default([...DEFAULT_EFFORTS]),
   kind: z.enum(['chat', 'embedding'], { error: 'must be chat or embedding' }).default('chat'),
+  allowUnpriced: z.boolean().default(false),
 });
+
+/** POST /api/v1/relay/prices, and `radar relay price set`: amounts per million tokens. */
+export const PriceCreateSchema = z.strictObject({
+  model: ModelIdSchema,
+  currency: CurrencySchema,
+  input: AmountSchema,
+  /** Defaults to the input price: no discount for cached input unless one is given. */
+  cachedInput: AmountSchema.optional(),
+  output: AmountSchema,
+  /** Now or later (default now): a price never reaches back to calls already made. */
+  effectiveAt: z.iso.datetime({ offset: true }).refine((t) => Date.parse(t) >= Date.now(), 'must not be in the past').nullable().default(null),
+});
+
+export const PriceQuerySchema = z.strictObject({ model: ModelIdSchema.optional() });
 
 /** POST /api/v1/me/relay-keys */
 export const KeyCreateSchema = z.strictObject({

@@ -21,6 +21,10 @@ export const UsageRowSchema = z.object({
   reasoning_tokens: tokens,
   ttfb_ms: z.number().int().min(0).nullable(),
   duration_ms: z.number().int().min(0),
+  // Defaults for jobs enqueued by a front door from before prices existed.
+  cost_nanos: z.number().int().min(0).nullable().default(null),
+  currency: z.string().regex(/^[A-Z]{3}$/).nullable().default(null),
+  unpriced: z.boolean().default(false),
 });
 
 /** One job carries the calls of a short window, so metering costs one Redis write per batch. */

@@ -35,7 +35,7 @@ test('channel add, model set, key create and key disable, end to end', async () 
   assert.equal(channel.code, 0, channel.err);
   assert.deepEqual(Object.keys(channel.out), ['id']);
   const model = await radar('relay', 'model', 'set', 'm-chat', '--efforts', 'none,low,high');
-  assert.deepEqual(model.out, { id: 'm-chat', efforts: ['none', 'low', 'high'], kind: 'chat' });
+  assert.deepEqual(model.out, { id: 'm-chat', efforts: ['none', 'low', 'high'], kind: 'chat', allowUnpriced: false });
   const created = await radar('relay', 'key', 'create', '--name', 'ci', '--models', 'm-chat');
   assert.equal(created.code, 0, created.err);
   const { id, key } = created.out as { id: string; key: string };
@@ -77,6 +77,9 @@ test('group set, account group and key create --account put a key inside its acc
   assert.equal(made.code, 0, made.err);
   const row = await fx.app.db.one('SELECT account_id, key_group FROM relay_keys WHERE id = $1', [made.out.id]);
   assert.deepEqual(row, { account_id: account.id, key_group: null });
+  const price = await radar('relay', 'price', 'set', 'm-chat', '--currency', 'USD', '--input', '0.15', '--output', '0.6');
+  assert.equal(price.code, 0, price.err);
+  assert.deepEqual([price.out.input, price.out.cachedInput, price.out.output, price.out.currency], ['0.15', '0.15', '0.6', 'USD']);
   const named = await radar('relay', 'key', 'create', '--name', 'k', '--models', '*', '--group', 'cli-group');
   assert.equal((await fx.app.db.one('SELECT key_group FROM relay_keys WHERE id = $1', [named.out.id])).key_group, 'cli-group');
 });
@@ -93,6 +96,7 @@ test('usage errors go to stderr with a non-zero exit and nothing on stdout', asy
     ['relay', 'key', 'create', '--name', 'k', '--models', '*', '--group', 'default', '--account', 'a@example.com'],
     ['relay', 'group', 'set', 'g', '--models', 'm', '--rpm', '0'],
     ['account', 'group', '--email', 'nobody@example.com', '--group', 'default'],
+    ['relay', 'price', 'set', 'm', '--currency', 'USD', '--input', '-1', '--output', '1'],
   ]) {
     const r = await radar(...args);
     assert.notEqual(r.code, 0, args.join(' '));

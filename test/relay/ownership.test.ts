@@ -49,7 +49,7 @@ test('only the platform admin manages channels, models and groups', async () => 
   });
   assert.ok(!('apiKey' in made));
   const model = await api(admin, 'POST', '/api/v1/relay/models', { id: 'own-z', efforts: ['none', 'high'], kind: 'chat' });
-  assert.deepEqual(model.body, { id: 'own-z', efforts: ['none', 'high'], kind: 'chat' });
+  assert.deepEqual(model.body, { id: 'own-z', efforts: ['none', 'high'], kind: 'chat', allowUnpriced: false });
   const bad = await api(admin, 'PUT', '/api/v1/relay/groups/bad%20name', { models: [], requestsPerMinute: 0 });
   assert.equal(bad.status, 400);
   assert.deepEqual(bad.body.errors.map((e: any) => e.path).sort(), ['path.group']);

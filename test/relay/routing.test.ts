@@ -64,7 +64,7 @@ function channel(id: string, priority: number, weight: number, protocols: Channe
 
 test('routes go by priority, then by weight among equals, and convert for channels speaking the other protocol', () => {
   const model: Model = {
-    id: 'm', efforts: [], kind: null, created: 0,
+    id: 'm', efforts: [], kind: null, created: 0, prices: [], allowUnpriced: false,
     channels: [channel('top', 9, 1), channel('heavy', 1, 3), channel('light', 1, 1), channel('chat', 0, 1, new Set(['chat']))],
   };
   let firstHeavy = 0;

@@ -41,7 +41,7 @@ export async function relayFixture(env: Record<string, string> = {}, log?: Logge
       return id;
     },
     async model(id, efforts, kind = 'chat') {
-      await upsertModel(app.db, { id, efforts: [...efforts], kind });
+      await upsertModel(app.db, { id, efforts: [...efforts], kind, allowUnpriced: false });
     },
     async key(models = ['*']) {
       const key = newRelayKey();
