@@ -56,3 +56,17 @@ ALTER TABLE relay_usage
   ADD COLUMN cost_nanos bigint,
   ADD COLUMN currency text,
   ADD COLUMN unpriced boolean NOT NULL DEFAULT false;
+
+-- Per-key settings. Limits left null fall back to the group's, then to the server default.
+-- A budget is an amount of nanos in one currency per period (a UTC day, a UTC month, or the
+-- key's whole life); the relay enforces it in Redis and stores what each call cost above.
+ALTER TABLE relay_keys
+  ADD COLUMN rpm integer CHECK (rpm > 0),
+  ADD COLUMN tpm integer CHECK (tpm > 0),
+  ADD COLUMN budget_nanos bigint CHECK (budget_nanos > 0),
+  ADD COLUMN budget_currency text CHECK (budget_currency ~ '^[A-Z]{3}$'),
+  ADD COLUMN budget_period text CHECK (budget_period IN ('day', 'month', 'total')),
+  ADD CONSTRAINT relay_keys_budget_check
+    CHECK ((budget_nanos IS NULL) = (budget_currency IS NULL) AND (budget_nanos IS NULL) = (budget_period IS NULL)),
+  ADD COLUMN expires_at timestamptz,
+  ADD COLUMN site_id uuid REFERENCES sites(id) ON DELETE SET NULL;

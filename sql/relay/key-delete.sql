@@ -3,4 +3,4 @@
 UPDATE relay_keys
 SET deleted_at = now(), disabled_at = coalesce(disabled_at, now())
 WHERE id = ${id} AND account_id = ${accountId} AND deleted_at IS NULL
-RETURNING id, name, prefix, models, created_at, disabled_at
+RETURNING id, name, prefix, models, created_at, disabled_at, rpm, tpm, budget_nanos, budget_currency, budget_period, expires_at, site_id

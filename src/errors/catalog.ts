@@ -40,6 +40,8 @@ export const ERROR_CATALOG = {
   // Relay (OpenAI-shaped bodies; see src/relay)
   invalid_api_key: { status: 401, title: 'Invalid API key' },
   model_not_permitted: { status: 403, title: 'Model not permitted for this key' },
+  model_unpriced: { status: 403, title: 'Model has no price this key can be charged in' },
+  insufficient_quota: { status: 429, title: 'Budget used up' },
   model_not_found: { status: 404, title: 'Model not found' },
   unknown_endpoint: { status: 404, title: 'Unknown endpoint' },
   unsupported_parameter: { status: 400, title: 'Unsupported parameter' },

@@ -3,8 +3,8 @@ import { route, type Route } from '../http/route.ts';
 import { parseBody } from '../http/validate.ts';
 import { isUuid } from '../shared/ids.ts';
 import { presentGroup } from './admin-routes.ts';
-import { createAccountKey, presentKey } from './owned-keys.ts';
-import { deleteKey, groupOfAccount, listKeysOfAccount, setKeyDisabled } from './repo.ts';
+import { createAccountKey, presentKey, updateAccountKey } from './owned-keys.ts';
+import { deleteKey, groupOfAccount, listKeysOfAccount } from './repo.ts';
 import { KeyCreateSchema, KeyPatchSchema } from './schemas.ts';
 
 // Keys spend money: like credentials, only a logged-in account manages them.
@@ -54,11 +54,16 @@ export const relayKeyRoutes: Route[] = [
     method: 'PATCH',
     path: '/api/v1/me/relay-keys/:keyId',
     auth: own,
-    docs: { summary: 'Disable (within a second) or enable again one of your relay keys', tags, body: KeyPatchSchema, errors: [404] },
+    docs: {
+      summary: 'Change one of your relay keys: name, disabled, limits, budget, expiry, site',
+      description: 'Only the fields given change; null clears a setting. Takes effect within a second.',
+      tags,
+      body: KeyPatchSchema,
+      errors: [404],
+    },
     handler: async (ctx, app) => {
       const id = keyIdOf(ctx.params);
-      const { disabled } = parseBody(KeyPatchSchema, ctx);
-      const row = await setKeyDisabled(app.db, ctx.principal!.accountId, id, disabled);
+      const row = await updateAccountKey(app.db, ctx.principal!.accountId, id, parseBody(KeyPatchSchema, ctx));
       if (!row) throw new HttpError('not_found', { detail: 'you have no such relay key' });
       return { body: presentKey(row) };
     },

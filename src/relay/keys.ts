@@ -3,7 +3,7 @@ import { hashSecret, sameDigest } from '../auth/secrets.ts';
 import type { Db } from '../db/connection.ts';
 import { HttpError } from '../errors/http-error.ts';
 import { FreshCache } from './fresh-cache.ts';
-import { findKeyByHash, type KeyRow } from './repo.ts';
+import { findKeyByHash, type BudgetPeriod, type KeyRow } from './repo.ts';
 
 /**
  * A key that passed authentication. `models` is what it may call: the models it was made
@@ -14,6 +14,18 @@ export interface RelayKey {
   accountId: string | null;
   group: string;
   models: ReadonlySet<string> | null;
+  /** Requests and tokens per minute: the key's own, else its group's; null leaves it to the server default (rpm) or none (tpm). */
+  rpm: number | null;
+  tpm: number | null;
+  budget: Budget | null;
+  /** Epoch ms after which the key is refused; null when it never expires. */
+  expiresAt: number | null;
+}
+
+export interface Budget {
+  nanos: number;
+  currency: string;
+  period: BudgetPeriod;
 }
 
 const KEY_PATTERN = /^sk-[A-Za-z0-9_-]{43}$/;
@@ -54,9 +66,23 @@ export class RelayKeys {
     if (row.deleted_at) throw invalid(`The API key ${mask(presented)} has been deleted.`);
     if (row.disabled_at) throw invalid(`The API key ${mask(presented)} has been disabled.`);
     let key = this.keys.get(row);
-    if (!key) this.keys.set(row, (key = { id: row.id, accountId: row.account_id, group: row.group_name, models: allowedModels(row.models, row.group_models) }));
+    if (!key) this.keys.set(row, (key = toKey(row)));
+    if (key.expiresAt !== null && key.expiresAt <= Date.now()) throw invalid(`The API key ${mask(presented)} has expired.`);
     return key;
   }
+}
+
+function toKey(row: KeyRow): RelayKey {
+  return {
+    id: row.id,
+    accountId: row.account_id,
+    group: row.group_name,
+    models: allowedModels(row.models, row.group_models),
+    rpm: row.rpm ?? row.group_rpm,
+    tpm: row.tpm ?? row.group_tpm,
+    budget: row.budget_nanos === null ? null : { nanos: row.budget_nanos, currency: row.budget_currency!, period: row.budget_period! },
+    expiresAt: row.expires_at?.getTime() ?? null,
+  };
 }
 
 /** The models both lists allow ('*' allows every model); null when both say '*'. */

@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import type { AppContext } from '../app-context.ts';
 import type { Db } from '../db/connection.ts';
 import type { Logger } from '../log.ts';
@@ -7,6 +8,7 @@ import { callModel, type ModelCall, type ModelRequest } from './call.ts';
 import { Directory } from './directory.ts';
 import { RelayKeys } from './keys.ts';
 import { Meter } from './meter.ts';
+import { Spending } from './spend.ts';
 import { UpstreamPools } from './upstream.ts';
 
 /**
@@ -18,13 +20,16 @@ export class Relay {
   readonly keys: RelayKeys;
   readonly directory: Directory;
   readonly meter: Meter;
+  /** Per-key limits and budgets, held in Redis. */
+  readonly spending: Spending;
   private readonly pools = new UpstreamPools();
   private readonly log: Logger;
 
-  constructor(deps: { db: Db; queues: QueueRegistry; log: Logger }) {
+  constructor(deps: { db: Db; queues: QueueRegistry; redis: Redis; redisPrefix: string; log: Logger }) {
     this.keys = new RelayKeys(deps.db);
     this.directory = new Directory(deps.db);
     this.meter = new Meter(deps.queues, deps.log);
+    this.spending = new Spending(deps.redis, deps.redisPrefix, deps.db, deps.log);
     this.log = deps.log;
   }
 
@@ -45,7 +50,7 @@ const relays = new WeakMap<AppContext, Relay>();
 export function relayFor(app: AppContext): Relay {
   let relay = relays.get(app);
   if (!relay) {
-    relay = new Relay({ db: app.db, queues: app.queues, log: app.log.child({ component: 'relay' }) });
+    relay = new Relay({ db: app.db, queues: app.queues, redis: app.redis, redisPrefix: app.config.QUEUE_PREFIX, log: app.log.child({ component: 'relay' }) });
     relays.set(app, relay);
   }
   return relay;

@@ -19,7 +19,9 @@ const q = {
   keyFindByHash: sqlFile('relay/key-find-by-hash.sql'),
   keyDisable: sqlFile('relay/key-disable.sql'),
   keyListOfAccount: sqlFile('relay/key-list-of-account.sql'),
-  keySetDisabled: sqlFile('relay/key-set-disabled.sql'),
+  keyFindOfAccount: sqlFile('relay/key-find-of-account.sql'),
+  keyUpdate: sqlFile('relay/key-update.sql'),
+  spendSince: sqlFile('relay/spend-since.sql'),
   keyDelete: sqlFile('relay/key-delete.sql'),
   groupUpsert: sqlFile('relay/group-upsert.sql'),
   groupList: sqlFile('relay/group-list.sql'),
@@ -63,8 +65,29 @@ export interface KeyRow {
   account_id: string | null;
   disabled_at: Date | null;
   deleted_at: Date | null;
+  expires_at: Date | null;
+  rpm: number | null;
+  tpm: number | null;
+  budget_nanos: number | null;
+  budget_currency: string | null;
+  budget_period: BudgetPeriod | null;
   group_name: string;
   group_models: string[];
+  group_rpm: number | null;
+  group_tpm: number | null;
+}
+
+export type BudgetPeriod = 'day' | 'month' | 'total';
+
+/** What an account may set on its key. */
+export interface KeySettings {
+  rpm: number | null;
+  tpm: number | null;
+  budgetNanos: number | null;
+  budgetCurrency: string | null;
+  budgetPeriod: BudgetPeriod | null;
+  expiresAt: string | null;
+  siteId: string | null;
 }
 
 /** A key as its owner sees it. */
@@ -75,6 +98,13 @@ export interface OwnKeyRow {
   models: string[];
   created_at: Date;
   disabled_at: Date | null;
+  rpm: number | null;
+  tpm: number | null;
+  budget_nanos: number | null;
+  budget_currency: string | null;
+  budget_period: BudgetPeriod | null;
+  expires_at: Date | null;
+  site_id: string | null;
 }
 
 export interface GroupRow {
@@ -135,7 +165,10 @@ export function listModels(db: Db): Promise<ModelRow[]> {
   return db.any<ModelRow>(q.modelList);
 }
 
-export interface NewKey {
+/** A key without limits, budget, expiry or site. */
+export const NO_KEY_SETTINGS: KeySettings = { rpm: null, tpm: null, budgetNanos: null, budgetCurrency: null, budgetPeriod: null, expiresAt: null, siteId: null };
+
+export interface NewKey extends KeySettings {
   name: string;
   keyHash: Buffer;
   prefix: string;
@@ -153,8 +186,17 @@ export function listKeysOfAccount(db: Db, accountId: string): Promise<OwnKeyRow[
   return db.any<OwnKeyRow>(q.keyListOfAccount, { accountId });
 }
 
-export function setKeyDisabled(db: Db, accountId: string, id: string, disabled: boolean): Promise<OwnKeyRow | null> {
-  return db.oneOrNone<OwnKeyRow>(q.keySetDisabled, { accountId, id, disabled });
+export function findKeyOfAccount(db: Db, accountId: string, id: string): Promise<OwnKeyRow | null> {
+  return db.oneOrNone<OwnKeyRow>(q.keyFindOfAccount, { accountId, id });
+}
+
+export function updateKey(db: Db, accountId: string, id: string, k: KeySettings & { name: string; disabled: boolean }): Promise<OwnKeyRow | null> {
+  return db.oneOrNone<OwnKeyRow>(q.keyUpdate, { ...k, accountId, id });
+}
+
+/** Nanos a key's calls cost in `currency` since `since`. */
+export async function spendSince(db: Db, keyId: string, currency: string, since: Date): Promise<number> {
+  return (await db.one<{ nanos: number }>(q.spendSince, { keyId, currency, since })).nanos;
 }
 
 export function deleteKey(db: Db, accountId: string, id: string): Promise<OwnKeyRow | null> {

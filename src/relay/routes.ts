@@ -7,6 +7,7 @@ import type { ModelCall } from './call.ts';
 import { droppedHeader } from './convert/fields.ts';
 import type { Model } from './directory.ts';
 import { meteredCost, type MeteredCost } from './money.ts';
+import { estimateOf, reservationFor, type Ticket } from './spend.ts';
 import type { Protocol } from './protocol.ts';
 import { relayFor } from './relay.ts';
 import { isStream, parseRelayRequest, RELAY_BODY_SCHEMAS } from './request.ts';
@@ -30,12 +31,17 @@ function callHandler(protocol: Protocol): Route['handler'] {
     let stream = false;
     let channelId: string | null = null;
     let usage: Usage = noUsage();
+    let ticket: Ticket | null = null;
+    let estimated = 0;
     try {
-      Object.assign(ctx.responseHeaders, await app.limiter.enforce(`relay-key:${key.id}`, { perMinute: app.config.RATE_LIMIT_RELAY_KEY_PER_MIN }, 'this API key'));
       const request = parseRelayRequest(protocol, ctx.json());
       model = request.body.model;
       stream = isStream(request);
       resolved = await relay.directory.modelFor(key, model);
+      const estimate = estimateOf(request, ctx.rawBody.length);
+      estimated = estimate.input + estimate.output;
+      ticket = await relay.spending.admit(key, key.rpm ?? app.config.RATE_LIMIT_RELAY_KEY_PER_MIN, reservationFor(key, resolved, at, estimate));
+      Object.assign(ctx.responseHeaders, ticket.headers);
       const call = await relay.callModel({ request, raw: ctx.rawBody, model: resolved }, ctx.reply.signal);
       channelId = call.channel.id;
       usage = call.usage;
@@ -60,7 +66,12 @@ function callHandler(protocol: Protocol): Route['handler'] {
         app.metrics.relayTokens.inc({ model, direction: 'output' }, usage.output_tokens ?? 0);
         if (ttfb !== null) app.metrics.relayTtfb.observe({ model }, ttfb / 1000);
       }
-      const cost = resolved ? meteredCost(resolved.prices, at, usage, status >= 400 && status !== 499) : NO_COST;
+      const failed = status >= 400 && status !== 499;
+      const cost = resolved ? meteredCost(resolved.prices, at, usage, failed) : NO_COST;
+      if (ticket) {
+        const reported = usage.input_tokens !== null || usage.output_tokens !== null;
+        void relay.spending.settle(ticket, reported ? (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0) : failed ? 0 : estimated, cost.cost_nanos);
+      }
       relay.meter.record({
         cost_nanos: cost.cost_nanos,
         currency: cost.currency,

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { AmountSchema, CurrencySchema } from './money.ts';
 import { EffortSchema, ModelIdSchema } from './names.ts';
-import { DEFAULT_EFFORTS, PROTOCOLS } from './protocol.ts';
 import { text } from '../shared/text.ts';
+import { DEFAULT_EFFORTS, PROTOCOLS } from './protocol.ts';
 
 export const GroupNameSchema = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a group name is 1 to 64 letters, digits or _ . -');
 
@@ -12,7 +12,8 @@ export const ModelListSchema = z.union([
   z.array(ModelIdSchema).min(1).max(1000).refine((a) => new Set(a).size === a.length, 'a model is listed twice'),
 ]);
 
-const PerMinute = z.number().int().min(1).max(100_000_000).nullable().default(null);
+const PerMinuteValue = z.number().int().min(1).max(100_000_000);
+const PerMinute = PerMinuteValue.nullable().default(null);
 
 /** PUT /api/v1/relay/groups/{group}: the whole group, replaced. */
 export const GroupPutSchema = z.strictObject({
@@ -58,11 +59,47 @@ export const PriceCreateSchema = z.strictObject({
 
 export const PriceQuerySchema = z.strictObject({ model: ModelIdSchema.optional() });
 
-/** POST /api/v1/me/relay-keys */
-export const KeyCreateSchema = z.strictObject({
-  name: text({ min: 1, max: 160 }),
-  models: ModelListSchema,
+const KeyName = text({ min: 1, max: 160 });
+
+/** A spending cap: `amount` (decimal string) in `currency` per UTC day, UTC month, or in all. */
+export const BudgetSchema = z.strictObject({
+  amount: AmountSchema.refine((n) => n > 0, 'must be more than 0'),
+  currency: CurrencySchema,
+  period: z.enum(['day', 'month', 'total']),
 });
 
-/** PATCH /api/v1/me/relay-keys/{keyId} */
-export const KeyPatchSchema = z.strictObject({ disabled: z.boolean() });
+const Expiry = z.iso.datetime({ offset: true }).refine((t) => Date.parse(t) > Date.now(), 'must be in the future');
+
+/** The settings of a key; each null means none (limits then come from the group). */
+const keySettings = {
+  requestsPerMinute: PerMinuteValue.nullable(),
+  tokensPerMinute: PerMinuteValue.nullable(),
+  budget: BudgetSchema.nullable(),
+  expiresAt: Expiry.nullable(),
+  /** A site of the caller's the key is used for. */
+  siteId: z.uuid().nullable(),
+};
+
+/** POST /api/v1/me/relay-keys */
+export const KeyCreateSchema = z.strictObject({
+  name: KeyName,
+  models: ModelListSchema,
+  requestsPerMinute: keySettings.requestsPerMinute.default(null),
+  tokensPerMinute: keySettings.tokensPerMinute.default(null),
+  budget: keySettings.budget.default(null),
+  expiresAt: keySettings.expiresAt.default(null),
+  siteId: keySettings.siteId.default(null),
+});
+export type KeyCreate = z.output<typeof KeyCreateSchema>;
+
+/** PATCH /api/v1/me/relay-keys/{keyId}: what is given changes, null clears a setting. */
+export const KeyPatchSchema = z.strictObject({
+  name: KeyName.optional(),
+  disabled: z.boolean().optional(),
+  requestsPerMinute: keySettings.requestsPerMinute.optional(),
+  tokensPerMinute: keySettings.tokensPerMinute.optional(),
+  budget: keySettings.budget.optional(),
+  expiresAt: keySettings.expiresAt.optional(),
+  siteId: keySettings.siteId.optional(),
+});
+export type KeyPatch = z.output<typeof KeyPatchSchema>;

@@ -29,7 +29,7 @@ import { hashSecret } from '../../src/auth/secrets.ts';
 import { createDb } from '../../src/db/connection.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { newRelayKey } from '../../src/relay/keys.ts';
-import { insertChannel, insertKey } from '../../src/relay/repo.ts';
+import { insertChannel, insertKey, NO_KEY_SETTINGS } from '../../src/relay/repo.ts';
 import { freePort } from '../helpers/ports.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -317,7 +317,7 @@ async function main(): Promise<void> {
   await insertChannel(db, { name: 'fake', baseUrl: `${fakeUrl}/v1`, apiKey: null, models: ['bench-model'], protocols: ['chat', 'responses', 'embeddings'], priority: 0, weight: 1 });
   await insertChannel(db, { name: 'fake-big', baseUrl: `${bigFakeUrl}/v1`, apiKey: null, models: ['bench-big'], protocols: ['chat'], priority: 0, weight: 1 });
   const key = newRelayKey();
-  await insertKey(db, { name: 'bench', keyHash: hashSecret(key), prefix: key.slice(0, 10), models: ['*'], accountId: null, group: 'default' });
+  await insertKey(db, { ...NO_KEY_SETTINGS, name: 'bench', keyHash: hashSecret(key), prefix: key.slice(0, 10), models: ['*'], accountId: null, group: 'default' });
 
   const radarPort = await freePort();
   // Every Redis key Radar writes starts with the queue prefix: one of our own, removed at the end.

@@ -80,6 +80,10 @@ test('group set, account group and key create --account put a key inside its acc
   const price = await radar('relay', 'price', 'set', 'm-chat', '--currency', 'USD', '--input', '0.15', '--output', '0.6');
   assert.equal(price.code, 0, price.err);
   assert.deepEqual([price.out.input, price.out.cachedInput, price.out.output, price.out.currency], ['0.15', '0.15', '0.6', 'USD']);
+  const limited = await radar('relay', 'key', 'create', '--name', 'k', '--models', '*', '--account', account.email, '--rpm', '5', '--budget', '1.5', '--currency', 'USD', '--period', 'month');
+  assert.equal(limited.code, 0, limited.err);
+  assert.deepEqual(await fx.app.db.one('SELECT rpm, tpm, budget_nanos, budget_currency, budget_period FROM relay_keys WHERE id = $1', [limited.out.id]),
+    { rpm: 5, tpm: null, budget_nanos: 1_500_000_000, budget_currency: 'USD', budget_period: 'month' });
   const named = await radar('relay', 'key', 'create', '--name', 'k', '--models', '*', '--group', 'cli-group');
   assert.equal((await fx.app.db.one('SELECT key_group FROM relay_keys WHERE id = $1', [named.out.id])).key_group, 'cli-group');
 });
@@ -96,6 +100,7 @@ test('usage errors go to stderr with a non-zero exit and nothing on stdout', asy
     ['relay', 'key', 'create', '--name', 'k', '--models', '*', '--group', 'default', '--account', 'a@example.com'],
     ['relay', 'group', 'set', 'g', '--models', 'm', '--rpm', '0'],
     ['account', 'group', '--email', 'nobody@example.com', '--group', 'default'],
+    ['relay', 'key', 'create', '--name', 'k', '--models', '*', '--budget', '1', '--currency', 'USD', '--period', 'week'],
     ['relay', 'price', 'set', 'm', '--currency', 'USD', '--input', '-1', '--output', '1'],
   ]) {
     const r = await radar(...args);

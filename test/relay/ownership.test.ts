@@ -104,7 +104,7 @@ test('an account lists, disables and deletes only its own keys', async () => {
   const made = (await api(bob, 'POST', '/api/v1/me/relay-keys', { name: 'bob key', models: ['own-a'] })).body;
   const list = await api(bob, 'GET', '/api/v1/me/relay-keys');
   assert.deepEqual(list.body.data.map((k: any) => k.id), [made.id]);
-  assert.deepEqual(Object.keys(list.body.data[0]).sort(), ['createdAt', 'disabledAt', 'id', 'models', 'name', 'prefix']);
+  assert.deepEqual(Object.keys(list.body.data[0]).sort(), ['budget', 'createdAt', 'disabledAt', 'expiresAt', 'id', 'models', 'name', 'prefix', 'requestsPerMinute', 'siteId', 'tokensPerMinute']);
   assert.equal(made.key.startsWith(list.body.data[0].prefix), true);
   assert.equal((await api(ann, 'GET', '/api/v1/me/relay-keys')).body.data.some((k: any) => k.id === made.id), false);
   assert.equal((await api(ann, 'PATCH', `/api/v1/me/relay-keys/${made.id}`, { disabled: true })).status, 404);

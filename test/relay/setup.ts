@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import type { Logger } from '../../src/log.ts';
 import { hashSecret } from '../../src/auth/secrets.ts';
 import { newRelayKey } from '../../src/relay/keys.ts';
-import { insertChannel, insertKey, upsertModel, type NewChannel } from '../../src/relay/repo.ts';
+import { insertChannel, insertKey, NO_KEY_SETTINGS, upsertModel, type KeySettings, type NewChannel } from '../../src/relay/repo.ts';
 import type { ModelKind } from '../../src/relay/protocol.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { startFakeUpstream, type FakeOptions, type FakeUpstream } from './fake-upstream.ts';
@@ -13,7 +13,7 @@ export interface RelayFixture {
   fake(options?: FakeOptions): Promise<FakeUpstream>;
   channel(c: Partial<NewChannel> & Pick<NewChannel, 'baseUrl' | 'models'>): Promise<string>;
   model(id: string, efforts: readonly string[], kind?: ModelKind): Promise<void>;
-  key(models?: readonly string[]): Promise<{ id: string; key: string }>;
+  key(models?: readonly string[], settings?: Partial<KeySettings>): Promise<{ id: string; key: string }>;
   client(key: string): OpenAI;
   close(): Promise<void>;
 }
@@ -43,9 +43,9 @@ export async function relayFixture(env: Record<string, string> = {}, log?: Logge
     async model(id, efforts, kind = 'chat') {
       await upsertModel(app.db, { id, efforts: [...efforts], kind, allowUnpriced: false });
     },
-    async key(models = ['*']) {
+    async key(models = ['*'], settings = {}) {
       const key = newRelayKey();
-      const { id } = await insertKey(app.db, { name: 'test key', keyHash: hashSecret(key), prefix: key.slice(0, 10), models, accountId: null, group: 'default' });
+      const { id } = await insertKey(app.db, { ...NO_KEY_SETTINGS, ...settings, name: 'test key', keyHash: hashSecret(key), prefix: key.slice(0, 10), models, accountId: null, group: 'default' });
       return { id, key };
     },
     client(key) {

@@ -1,30 +1,35 @@
-import { z } from 'zod';
 import { findAccountByEmail } from '../../accounts/repo.ts';
 import { hashSecret } from '../../auth/secrets.ts';
 import { HttpError } from '../../errors/http-error.ts';
 import { newRelayKey } from '../../relay/keys.ts';
 import { splitList } from '../../relay/names.ts';
-import { createAccountKey } from '../../relay/owned-keys.ts';
+import { createAccountKey, settingsOf } from '../../relay/owned-keys.ts';
 import { insertKey } from '../../relay/repo.ts';
-import { GroupNameSchema, ModelListSchema } from '../../relay/schemas.ts';
-import { text } from '../../shared/text.ts';
+import { GroupNameSchema, KeyCreateSchema } from '../../relay/schemas.ts';
 import { parseFlags, parseFlagValues, required, UsageError, type Command } from '../command.ts';
 import { withDb } from '../with-db.ts';
 
-const KeySchema = z.object({
-  name: text({ min: 1, max: 160 }),
-  models: ModelListSchema,
-  group: GroupNameSchema.nullable(),
-});
+const FLAGS: Record<string, string> = { requestsPerMinute: '--rpm', tokensPerMinute: '--tpm', budget: '--budget', expiresAt: '--expires-at' };
 
 export const command: Command = {
-  usage: "radar relay key create --name N --models m1,m2|'*' [--account EMAIL | --group G]",
+  usage: "radar relay key create --name N --models m1,m2|'*' [--account EMAIL | --group G] [--rpm N] [--tpm N] [--budget AMOUNT --currency C --period day|month|total] [--expires-at T]",
   async run(argv) {
-    const { values } = parseFlags(argv, { name: { type: 'string' }, models: { type: 'string' }, account: { type: 'string' }, group: { type: 'string' } });
+    const { values } = parseFlags(argv, {
+      name: { type: 'string' }, models: { type: 'string' }, account: { type: 'string' }, group: { type: 'string' },
+      rpm: { type: 'string' }, tpm: { type: 'string' }, budget: { type: 'string' }, currency: { type: 'string' }, period: { type: 'string' }, 'expires-at': { type: 'string' },
+    });
     if (values.account !== undefined && values.group !== undefined) throw new UsageError("--group: an account's key is in the account's group; give --account or --group, not both");
-    const k = parseFlagValues(KeySchema, { name: required(values.name, 'name'), models: splitList(required(values.models, 'models')), group: values.group ?? null }, (f) => {
+    const group = values.group === undefined ? 'default' : parseFlagValues(GroupNameSchema, values.group, () => '--group');
+    const k = parseFlagValues(KeyCreateSchema, {
+      name: required(values.name, 'name'),
+      models: splitList(required(values.models, 'models')),
+      requestsPerMinute: values.rpm === undefined ? null : Number(values.rpm),
+      tokensPerMinute: values.tpm === undefined ? null : Number(values.tpm),
+      budget: values.budget === undefined ? null : { amount: values.budget, currency: required(values.currency, 'currency'), period: required(values.period, 'period') },
+      expiresAt: values['expires-at'] ?? null,
+    }, (f) => {
       if (f === 'models') throw new UsageError("--models: a comma list of model ids, or '*'");
-      return `--${f}`;
+      return FLAGS[f] ?? `--${f}`;
     });
     return withDb(async (db) => {
       if (values.account !== undefined) {
@@ -40,10 +45,10 @@ export const command: Command = {
       }
       const key = newRelayKey();
       try {
-        const { id } = await insertKey(db, { name: k.name, models: k.models, accountId: null, group: k.group ?? 'default', keyHash: hashSecret(key), prefix: key.slice(0, 10) });
+        const { id } = await insertKey(db, { ...settingsOf(k), name: k.name, models: k.models, accountId: null, group, keyHash: hashSecret(key), prefix: key.slice(0, 10) });
         return { id, key };
       } catch (err) {
-        if ((err as { code?: string }).code === '23503') throw new UsageError(`--group: no group named ${k.group}; create it with "radar relay group set"`);
+        if ((err as { code?: string }).code === '23503') throw new UsageError(`--group: no group named ${group}; create it with "radar relay group set"`);
         throw err;
       }
     });
