@@ -29,7 +29,7 @@ import { hashSecret } from '../../src/auth/secrets.ts';
 import { createDb } from '../../src/db/connection.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { newRelayKey } from '../../src/relay/keys.ts';
-import { insertChannel, insertKey, NO_KEY_SETTINGS } from '../../src/relay/repo.ts';
+import { insertChannel, insertKey, insertPrice, NO_KEY_SETTINGS } from '../../src/relay/repo.ts';
 import { freePort } from '../helpers/ports.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -317,7 +317,13 @@ async function main(): Promise<void> {
   await insertChannel(db, { name: 'fake', baseUrl: `${fakeUrl}/v1`, apiKey: null, models: ['bench-model'], protocols: ['chat', 'responses', 'embeddings'], priority: 0, weight: 1 });
   await insertChannel(db, { name: 'fake-big', baseUrl: `${bigFakeUrl}/v1`, apiKey: null, models: ['bench-big'], protocols: ['chat'], priority: 0, weight: 1 });
   const key = newRelayKey();
-  await insertKey(db, { ...NO_KEY_SETTINGS, name: 'bench', keyHash: hashSecret(key), prefix: key.slice(0, 10), models: ['*'], accountId: null, group: 'default' });
+  // Limits and a budget on the key, and a price on the model, so every call takes the whole
+  // admission path (requests, tokens, budget reservation) and is settled afterwards.
+  await insertPrice(db, { model: 'bench-model', currency: 'USD', inputNanos: 1_000_000_000, cachedInputNanos: 1_000_000_000, outputNanos: 1_000_000_000, effectiveAt: null });
+  await insertKey(db, {
+    ...NO_KEY_SETTINGS, rpm: 100_000_000, tpm: 100_000_000, budgetNanos: 1e15, budgetCurrency: 'USD', budgetPeriod: 'total',
+    name: 'bench', keyHash: hashSecret(key), prefix: key.slice(0, 10), models: ['*'], accountId: null, group: 'default',
+  });
 
   const radarPort = await freePort();
   // Every Redis key Radar writes starts with the queue prefix: one of our own, removed at the end.
