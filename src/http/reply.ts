@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { HttpResponse } from 'uWebSockets.js';
 import { Abort, type AbortWatch } from '../shared/abort.ts';
+import type { RequestBody } from './body.ts';
 
 function statusLine(status: number): string {
   return `${status} ${STATUS_CODES[status] ?? 'Unknown'}`;
@@ -44,16 +45,49 @@ export class Reply {
     return !this.aborted && !this.finished;
   }
 
-  /** Sends a whole answer. `close` drops the connection, for bodies we refused to read. */
-  send(status: number, headers: Readonly<Record<string, string>>, body: string | Buffer, close = false): void {
+  /** Sends a whole answer. */
+  send(status: number, headers: Readonly<Record<string, string>>, body: string | Buffer): void {
     if (!this.open) return;
     this.res.cork(() => {
       this.res.writeStatus(statusLine(status));
       for (const [k, v] of Object.entries(headers)) this.res.writeHeader(k, v);
-      this.res.end(body, close);
+      this.res.end(body);
     });
     this.status = status;
     this.started = this.finished = true;
+  }
+
+  /**
+   * Sends a whole answer and closes the connection, for requests it must not outlive (a
+   * refused body, shutdown). When the client is still sending `unread`, the answer goes out
+   * at once and the rest is read and discarded (see `LINGER`) before the answer ends. uWS
+   * cannot close after `end`, nor end a chunked answer with a close, so: the answer is
+   * written chunked with `Connection: close`, ended once the body is all in (the client then
+   * closes), and cut off when lingering gives up.
+   */
+  sendAndClose(status: number, headers: Readonly<Record<string, string>>, body: string | Buffer, unread: RequestBody | null): void {
+    if (!this.open) return;
+    this.status = status;
+    this.started = true;
+    if (!unread || unread.received) {
+      this.res.cork(() => {
+        this.res.writeStatus(statusLine(status));
+        for (const [k, v] of Object.entries(headers)) this.res.writeHeader(k, v);
+        this.res.end(body, true);
+      });
+      this.finished = true;
+      return;
+    }
+    this.res.cork(() => {
+      this.res.writeStatus(statusLine(status));
+      for (const [k, v] of Object.entries(headers)) this.res.writeHeader(k, v);
+      this.res.writeHeader('connection', 'close');
+      this.res.write(body);
+    });
+    unread.linger((whole) => {
+      if (whole) this.end();
+      else this.abort();
+    });
   }
 
   /**

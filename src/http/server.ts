@@ -5,7 +5,7 @@ import { authenticate } from '../auth/authenticate.ts';
 import { authorize } from '../auth/authorize.ts';
 import { isConnectivityError } from '../errors/connectivity.ts';
 import { HttpError, unavailable } from '../errors/http-error.ts';
-import { BODY_LIMIT_BYTES, readBody } from './body.ts';
+import { BODY_LIMIT_BYTES, RequestBody } from './body.ts';
 import type { RequestContext } from './context.ts';
 import { renderError, surfaceOf } from './error-body.ts';
 import { mergeHeaders } from './headers.ts';
@@ -16,7 +16,7 @@ import type { Route } from './route.ts';
 import { Router } from './router.ts';
 
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-const EMPTY = Buffer.alloc(0);
+const NO_BODY = Promise.resolve(Buffer.alloc(0));
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 /**
  * Total size of request header names and values we accept. uWS's own parser drops the
@@ -61,6 +61,16 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
       headers[k] = v;
       headerBytes += k.length + v.length + 4;
     });
+    const declared = headers['content-length'] ? Number(headers['content-length']) : null;
+    const body = WITH_BODY.has(method)
+      ? new RequestBody(res, {
+          limit: BODY_LIMIT_BYTES,
+          declaredLength: Number.isFinite(declared) ? declared : null,
+          timeoutMs: opts.bodyTimeoutMs ?? 30_000,
+          signal: reply.signal,
+        })
+      : null;
+    body?.whole.catch(() => undefined); // awaited (and its error answered) in handle()
     // Closing the listen socket stops new connections only: a keep-alive client can still send
     // on one it has, after the last in-flight request ended and the pools behind were closed.
     const refusal = closing
@@ -70,20 +80,9 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
         : null;
     if (refusal) {
       const rendered = renderError(refusal, surfaceOf(path), randomUUID());
-      reply.send(refusal.status, mergeHeaders({ 'content-type': rendered.contentType }, refusal.headers), rendered.body, true);
+      reply.sendAndClose(refusal.status, mergeHeaders({ 'content-type': rendered.contentType }, refusal.headers), rendered.body, body);
       return;
     }
-    const declared = headers['content-length'] ? Number(headers['content-length']) : null;
-    const body = WITH_BODY.has(method)
-      ? readBody(res, {
-          limit: BODY_LIMIT_BYTES,
-          declaredLength: Number.isFinite(declared) ? declared : null,
-          timeoutMs: opts.bodyTimeoutMs ?? 30_000,
-          signal: reply.signal,
-        })
-      : Promise.resolve(EMPTY);
-    body.catch(() => undefined); // awaited (and its error answered) in handle()
-
     const given = headers['x-request-id'];
     const id = given && REQUEST_ID.test(given) ? given : randomUUID();
     inflight++;
@@ -95,7 +94,7 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
 
   async function handle(
     base: Pick<RequestContext, 'id' | 'method' | 'path' | 'query' | 'headers' | 'reply'>,
-    body: Promise<Buffer>,
+    body: RequestBody | null,
   ): Promise<void> {
     const started = performance.now();
     const surface = surfaceOf(base.path);
@@ -114,7 +113,7 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
           headers: { allow: match.allowed.join(', ') },
         });
       }
-      const rawBody = await body;
+      const rawBody = await (body?.whole ?? NO_BODY);
       let parsed: { value: unknown } | null = null;
       // Spelled out, not `...base`: the copy of a spread outlives the young generation and
       // takes everything the context points at with it (measured: ~2 KB per request).
@@ -163,9 +162,11 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
         reply.abort();
       } else {
         const rendered = renderError(err, surface, base.id);
-        // A body we refused to read is still on the wire: close instead of keeping alive.
-        const close = err.code === 'payload_too_large' || err.code === 'request_timeout';
-        reply.send(err.status, mergeHeaders({ 'content-type': rendered.contentType, 'x-request-id': base.id }, responseHeaders, err.headers), rendered.body, close);
+        const headers = mergeHeaders({ 'content-type': rendered.contentType, 'x-request-id': base.id }, responseHeaders, err.headers);
+        // An answer given before the whole body arrived: the rest is still on the wire, except
+        // from a client that stalled (408), which is not sending anything to wait for.
+        if (body && !body.received) reply.sendAndClose(err.status, headers, rendered.body, err.code === 'request_timeout' ? null : body);
+        else reply.send(err.status, headers, rendered.body);
       }
     } finally {
       const status = reply.aborted && !reply.finished ? 499 : reply.status;
