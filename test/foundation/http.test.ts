@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
 import { startFrontDoor } from '../../src/front-door.ts';
+import { HEADER_LIMIT_BYTES } from '../../src/http/server.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createAccount, type TestAccount } from '../helpers/fixtures.ts';
 import { call } from '../helpers/http.ts';
@@ -118,13 +119,42 @@ test('a body just under the cap is read whole (and then validated)', async () =>
 });
 
 test('request headers over the limit get 431, on both surfaces', async () => {
-  const big = 'x'.repeat(13 * 1024);
+  const big = 'x'.repeat(HEADER_LIMIT_BYTES + 1024);
   const api = await call(app.url, 'GET', '/api/v1/me', { headers: { 'x-padding': big } });
   assertProblem(api, 431, 'headers_too_large');
+  assert.match(api.body.detail, new RegExp(`exceed ${HEADER_LIMIT_BYTES} bytes`));
   const relay = await call(app.url, 'GET', '/v1/models', { headers: { 'x-padding': big } });
   assert.equal(relay.status, 431);
   assert.equal(relay.body.error.code, 'headers_too_large');
-  assert.equal((await call(app.url, 'GET', '/healthz', { headers: { 'x-padding': 'x'.repeat(8 * 1024) } })).status, 200);
+  // Up to what uWS parses itself, an oversize is answered, never reset.
+  assert.equal((await call(app.url, 'GET', '/healthz', { headers: { cookie: `c=${'x'.repeat(96 * 1024)}` } })).status, 431);
+});
+
+test("a browser's headers with many cookies and a long bearer token fit comfortably", async () => {
+  // What a console tab sends: the session among other cookies of the domain (analytics,
+  // consent, feature flags, …), client hints and fetch metadata; over 20 KiB in all.
+  const cookies = [`__Host-radar_session=${owner.session}`];
+  for (let i = 0; cookies.join('; ').length < 20 * 1024; i++) cookies.push(`pref_${i}=${'v'.repeat(600)}`);
+  const browser = {
+    cookie: cookies.join('; '),
+    'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+    accept: 'application/json, text/plain, */*',
+    'accept-language': 'zh-CN,zh;q=0.9,en-US;q=0.8,en;q=0.7',
+    'accept-encoding': 'gzip, deflate, br, zstd',
+    referer: `${app.url}/console/sites`,
+    'sec-ch-ua': '"Chromium";v="131", "Not_A Brand";v="24"',
+    'sec-ch-ua-mobile': '?0',
+    'sec-ch-ua-platform': '"Linux"',
+    'sec-fetch-dest': 'empty',
+    'sec-fetch-mode': 'cors',
+    'sec-fetch-site': 'same-origin',
+  };
+  const me = await call(app.url, 'GET', '/api/v1/me', { headers: browser });
+  assert.equal(me.status, 200, me.text);
+  assert.equal(me.body.id, owner.id);
+  // A 16 KiB bearer token (a JWT with many claims) is read and judged, not refused for its size.
+  const jwt = await call(app.url, 'GET', '/v1/models', { bearer: `eyJ${'a'.repeat(16 * 1024)}` });
+  assert.equal(jwt.status, 401, jwt.text);
 });
 
 test('a member given twice in one object is 400 invalid_json', async () => {
