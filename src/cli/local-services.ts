@@ -1,4 +1,5 @@
 import { execFile, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, chownSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -8,6 +9,8 @@ import { UsageError } from './command.ts';
 
 /** Where `radar up` keeps the private PostgreSQL and Redis it starts. */
 const HOME = path.resolve('.radar');
+/** Where a private PostgreSQL lives when the postgres user cannot reach `.radar/`. */
+const SHARED_HOME = '/var/lib/radar';
 const PG_PORT = 54329;
 const REDIS_PORT = 63799;
 const execFileAsync = promisify(execFile);
@@ -44,7 +47,8 @@ function pgBinDir(): string | null {
 async function run(cmd: string, args: string[], asUser: string | null): Promise<void> {
   const [file, argv] = asUser ? ['runuser', ['-u', asUser, '--', cmd, ...args]] : [cmd, args];
   try {
-    await execFileAsync(file, argv, { encoding: 'utf8' });
+    // From / when switching user: initdb fails in a working directory its user cannot enter.
+    await execFileAsync(file, argv, { encoding: 'utf8', cwd: asUser ? '/' : undefined });
   } catch (err) {
     const e = err as { stderr?: string; stdout?: string; message: string };
     throw new Error(`${cmd} ${args.join(' ')} failed: ${e.stderr || e.stdout || e.message}`);
@@ -88,10 +92,31 @@ export async function ensureLocalServices(env: NodeJS.ProcessEnv, log: Logger): 
 }
 
 async function startPostgres(log: Logger): Promise<{ url: string; stop: () => Promise<void> }> {
-  const pg = postgresServer({ data: path.join(HOME, 'pg'), socketDir: path.join(HOME, 'pg-socket'), port: PG_PORT });
+  const home = postgresHome(HOME);
+  if (home !== HOME) {
+    mkdirSync(path.dirname(home), { recursive: true, mode: 0o755 });
+    log.warn({ data: path.join(home, 'pg'), checkout: path.dirname(HOME) }, `the postgres user cannot enter this checkout, so the private PostgreSQL keeps its data in ${home} (one directory per checkout) instead of .radar/`);
+  }
+  const pg = postgresServer({ data: path.join(home, 'pg'), socketDir: path.join(home, 'pg-socket'), port: PG_PORT });
   log.info({ data: pg.data, port: PG_PORT }, 'starting private PostgreSQL');
   await pg.start();
   return { url: pg.url('radar'), stop: () => pg.stop() };
+}
+
+/**
+ * Where `radar up` keeps the private cluster of the checkout whose `.radar` is `radarHome`.
+ * As root the cluster runs as `postgres`, which must reach it: a clone under /root or in a
+ * `mktemp -d` folder is closed to that user, and opening it up would change permissions of
+ * directories that are not ours. The cluster then lives in /var/lib/radar, in a directory
+ * named after the checkout and keyed by its path, so each checkout keeps its own across runs.
+ */
+export function postgresHome(radarHome: string): string {
+  if (process.getuid?.() !== 0) return radarHome;
+  const checkout = path.dirname(radarHome);
+  // access(2) as that user, which needs search permission on every directory of the path.
+  if (spawnSync('runuser', ['-u', 'postgres', '--', 'test', '-x', checkout], { cwd: '/' }).status === 0) return radarHome;
+  const key = createHash('sha256').update(radarHome).digest('hex').slice(0, 12);
+  return path.join(SHARED_HOME, `${path.basename(checkout)}-${key}`);
 }
 
 export interface PostgresServer {
