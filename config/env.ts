@@ -50,12 +50,16 @@ export const ConfigSchema = z
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
     /** How long the front door and workers wait to open a PostgreSQL connection before failing. */
     DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(3000),
-    /** Requests per minute one API credential may make (token bucket in Redis; 0 = unlimited). */
-    RATE_LIMIT_CREDENTIAL_PER_MIN: z.coerce.number().int().min(0).default(6000),
-    /** Requests per minute one relay key may make (0 = unlimited). */
-    RATE_LIMIT_RELAY_KEY_PER_MIN: z.coerce.number().int().min(0).default(6000),
-    /** Records per minute one site may ingest, over all resources (0 = unlimited). */
-    INGEST_QUOTA_RECORDS_PER_MIN: z.coerce.number().int().min(0).default(600_000),
+    /**
+     * Server-wide defaults of the limits (token buckets in Redis; 0 = unlimited), for sites and
+     * relay keys that set none of their own. Off by default: the old 6,000 requests and 600,000
+     * records a minute were far below what one front door carries (README "Limits").
+     */
+    RATE_LIMIT_CREDENTIAL_PER_MIN: z.coerce.number().int().min(0).default(0),
+    /** Requests per minute one relay key may make. */
+    RATE_LIMIT_RELAY_KEY_PER_MIN: z.coerce.number().int().min(0).default(0),
+    /** Records per minute one site may ingest, over all resources. */
+    INGEST_QUOTA_RECORDS_PER_MIN: z.coerce.number().int().min(0).default(0),
     /** A request body must arrive whole within this time, else 408 (slow or stalled uploads). */
     BODY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
     /** When set, GET /metrics requires `Authorization: Bearer <METRICS_TOKEN>`. */

@@ -71,5 +71,6 @@ async function authenticateCredential(secret: string, app: AppContext): Promise<
     credentialKind: row.kind,
     // Stored scopes were validated at creation; parse anyway so a renamed scope cannot grant.
     scopes: new Set(row.scopes.filter((s): s is Scope => ScopeSchema.safeParse(s).success)),
+    limits: { credentialRequestsPerMin: row.credential_requests_per_min, ingestRecordsPerMin: row.ingest_records_per_min },
   };
 }

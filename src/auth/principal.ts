@@ -16,6 +16,8 @@ export interface CredentialPrincipal {
   siteId: string;
   credentialKind: CredentialKind;
   scopes: ReadonlySet<Scope>;
+  /** Limits set on the credential's site; null follows the server default. */
+  limits: { credentialRequestsPerMin: number | null; ingestRecordsPerMin: number | null };
 }
 
 export type Principal = SessionPrincipal | CredentialPrincipal;

@@ -25,6 +25,9 @@ export interface CredentialAuthRow {
   secret_hash: Buffer;
   expires_at: Date;
   revoked_at: Date | null;
+  /** The site's limits; null follows the server default. */
+  ingest_records_per_min: number | null;
+  credential_requests_per_min: number | null;
 }
 
 export function findLiveSession(db: Db, tokenHash: Buffer): Promise<SessionRow | null> {

@@ -3,6 +3,7 @@ import { analyticsRoutes } from '../analytics/routes.ts';
 import { credentialRoutes } from '../credentials/routes.ts';
 import { geoRoutes } from '../geo/routes.ts';
 import { ingestRoutes } from '../ingest/routes.ts';
+import { limitRoutes } from '../limits/routes.ts';
 import { recordRoutes } from '../records/routes.ts';
 import { relayAdminRoutes } from '../relay/admin-routes.ts';
 import { relayKeyRoutes } from '../relay/key-routes.ts';
@@ -18,6 +19,7 @@ export function allRoutes(isDraining: () => boolean): Route[] {
     ...healthRoutes(isDraining),
     ...accountRoutes,
     ...siteRoutes,
+    ...limitRoutes,
     ...credentialRoutes,
     ...ingestRoutes,
     ...recordRoutes,

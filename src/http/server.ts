@@ -143,7 +143,7 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
           ? { siteId: p.siteId, credentialId: p.credentialId }
           : { accountId: p.accountId, ...(ctx.params.siteId ? { siteId: ctx.params.siteId } : {}) });
         if (ctx.principal.kind === 'credential') {
-          Object.assign(responseHeaders, await app.limiter.enforce(`credential:${ctx.principal.credentialId}`, { perMinute: app.config.RATE_LIMIT_CREDENTIAL_PER_MIN }, 'this credential'));
+          Object.assign(responseHeaders, await app.limiter.enforce(`credential:${ctx.principal.credentialId}`, { perMinute: ctx.principal.limits.credentialRequestsPerMin ?? app.config.RATE_LIMIT_CREDENTIAL_PER_MIN }, 'this credential'));
         }
         await authorize(ctx.principal, auth, ctx, app);
       }

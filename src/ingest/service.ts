@@ -3,6 +3,7 @@ import type { Resource } from '../auth/scopes.ts';
 import { HttpError, unavailable } from '../errors/http-error.ts';
 import type { JsonResult, RequestContext } from '../http/context.ts';
 import { parseBody } from '../http/validate.ts';
+import { ingestQuotaOf } from '../limits/site-limits.ts';
 import { enqueue, JOBS } from '../queues/catalog.ts';
 import type { AbortWatch } from '../shared/abort.ts';
 import { canonicalBatch, formatDigest } from './canonical.ts';
@@ -34,7 +35,7 @@ export async function ingestBatch(ctx: RequestContext, app: AppContext, resource
   const key: BatchKey = { siteId: ctx.params.siteId!.toLowerCase(), resource, batchId: body.batch_id };
   // The quota counts records, not requests: one 500-record batch weighs 500 single ones.
   Object.assign(ctx.responseHeaders, await app.limiter.enforce(
-    `ingest-site:${key.siteId}`, { perMinute: app.config.INGEST_QUOTA_RECORDS_PER_MIN }, "this site's ingest quota (records)", body.records.length,
+    `ingest-site:${key.siteId}`, { perMinute: await ingestQuotaOf(app, key.siteId, ctx.principal!) }, "this site's ingest quota (records)", body.records.length,
   ));
   const canonical = canonicalBatch(body.records);
   const { digest } = canonical;
