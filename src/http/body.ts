@@ -96,7 +96,9 @@ export class RequestBody {
       this.lingering = null;
       done(whole);
     };
-    this.lingering = { idle: setTimeout(() => finish(false), LINGER.idleMs), from: this.bytes, done: finish };
+    // Unref'd: a connection left lingering must not keep a stopping process alive.
+    const idle = setTimeout(() => finish(false), LINGER.idleMs).unref();
+    this.lingering = { idle, from: this.bytes, done: finish };
     this.opts.signal.addEventListener('abort', () => finish(false));
   }
 
