@@ -5,6 +5,9 @@ const q = {
   insert: sqlFile('accounts/insert.sql'),
   findByEmail: sqlFile('accounts/find-by-email.sql'),
   findById: sqlFile('accounts/find-by-id.sql'),
+  list: sqlFile('accounts/list.sql'),
+  setDisabled: sqlFile('accounts/set-disabled.sql'),
+  adminExists: sqlFile('accounts/admin-exists.sql'),
 };
 
 export interface AccountRow {
@@ -13,9 +16,10 @@ export interface AccountRow {
   name: string | null;
   admin: boolean;
   created_at: Date;
+  disabled_at: Date | null;
 }
 
-export function insertAccount(db: Db, a: { email: string; name: string | null; passwordHash: string | null; admin: boolean }): Promise<AccountRow> {
+export function insertAccount(db: Pick<Db, 'one'>, a: { email: string; name: string | null; passwordHash: string | null; admin: boolean }): Promise<AccountRow> {
   return db.one<AccountRow>(q.insert, a);
 }
 
@@ -27,6 +31,18 @@ export function findAccount(db: Db, id: string): Promise<AccountRow | null> {
   return db.oneOrNone<AccountRow>(q.findById, { id });
 }
 
+export function listAccounts(db: Db): Promise<AccountRow[]> {
+  return db.any<AccountRow>(q.list);
+}
+
+export function setAccountDisabled(db: Db, id: string, disabled: boolean): Promise<AccountRow | null> {
+  return db.oneOrNone<AccountRow>(q.setDisabled, { id, disabled });
+}
+
+export async function adminExists(db: Pick<Db, 'one'>): Promise<boolean> {
+  return (await db.one<{ exists: boolean }>(q.adminExists)).exists;
+}
+
 export function presentAccount(a: AccountRow) {
-  return { id: a.id, email: a.email, name: a.name, admin: a.admin, createdAt: a.created_at.toISOString() };
+  return { id: a.id, email: a.email, name: a.name, admin: a.admin, createdAt: a.created_at.toISOString(), disabledAt: a.disabled_at?.toISOString() ?? null };
 }

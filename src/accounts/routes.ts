@@ -23,7 +23,8 @@ export const accountRoutes: Route[] = [
       const body = parseBody(LoginSchema, ctx);
       const account = await findAccountByEmail(app.db, body.email);
       const ok = await verifyPassword(body.password, account?.password_hash ?? null);
-      if (!account || !ok) throw new HttpError('invalid_credentials');
+      // A disabled account is told the same as a wrong password: nothing to learn by probing.
+      if (!account || !ok || account.disabled_at) throw new HttpError('invalid_credentials');
       const session = await openSession(app.db, account.id, app.config.SESSION_TTL_HOURS);
       return {
         headers: { 'set-cookie': sessionCookie(session.token, session.expiresAt), 'cache-control': 'no-store' },

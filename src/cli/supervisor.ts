@@ -3,7 +3,9 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../config/env.ts';
 import { migrate } from '../db/migrate.ts';
 import { createLogger } from '../log.ts';
+import { issueSetupLink } from '../admin/setup.ts';
 import { ensureLocalServices } from './local-services.ts';
+import { withDb } from './with-db.ts';
 
 const RADAR = fileURLToPath(new URL('./radar.js', import.meta.url));
 
@@ -30,6 +32,9 @@ export async function supervise(opts: { workers: number }): Promise<void> {
   try {
     const result = await migrate(config.DATABASE_URL);
     log.info({ ...result }, 'migrated');
+    const setupUrl = await withDb((db) => issueSetupLink(db, config.PUBLIC_ORIGIN));
+    // Plain text beside the JSON logs: this is the one line a person starting Radar must see.
+    if (setupUrl) process.stderr.write(`\nNo admin account yet. Open this link within 24 hours to create it:\n  ${setupUrl}\n\n`);
   } catch (err) {
     await local.stop();
     throw err;

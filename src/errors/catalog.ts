@@ -16,12 +16,15 @@ export const ERROR_CATALOG = {
   origin_mismatch: { status: 403, title: 'Origin not allowed' },
   credential_not_allowed: { status: 403, title: 'Credentials cannot perform this operation' },
   admin_required: { status: 403, title: 'Only the platform admin may do this' },
+  setup_token_invalid: { status: 403, title: 'Setup link unknown, used or expired' },
   // 404 / 405
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   // 408 / 409 / 413 / 415 / 422 / 429 / 431
   request_timeout: { status: 408, title: 'Request body not received in time' },
   batch_conflict: { status: 409, title: 'Batch id reused with other records' },
+  account_exists: { status: 409, title: 'An account with this email exists' },
+  setup_complete: { status: 409, title: 'The platform admin exists already' },
   revision_conflict: { status: 409, title: 'Same revision with other content' },
   revision_stale: { status: 409, title: 'Revision older than the stored one' },
   audit_in_progress: { status: 409, title: 'Audit with this Idempotency-Key is still running' },

@@ -1,4 +1,5 @@
 import { accountRoutes } from '../accounts/routes.ts';
+import { adminRoutes } from '../admin/routes.ts';
 import { analyticsRoutes } from '../analytics/routes.ts';
 import { credentialRoutes } from '../credentials/routes.ts';
 import { geoRoutes } from '../geo/routes.ts';
@@ -18,6 +19,7 @@ export function allRoutes(isDraining: () => boolean): Route[] {
   const routes = [
     ...healthRoutes(isDraining),
     ...accountRoutes,
+    ...adminRoutes,
     ...siteRoutes,
     ...limitRoutes,
     ...credentialRoutes,

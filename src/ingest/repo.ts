@@ -7,6 +7,7 @@ import type { RecordTable } from './tables.ts';
 const q = {
   accept: sqlFile('ingest/batch-accept.sql'),
   find: sqlFile('ingest/batch-find.sql'),
+  recent: sqlFile('ingest/batches-recent.sql'),
   lock: sqlFile('ingest/batch-lock.sql'),
   payload: sqlFile('ingest/batch-payload.sql'),
   finish: sqlFile('ingest/batch-finish.sql'),
@@ -38,6 +39,11 @@ export function acceptBatch(db: Queryable, key: BatchKey, b: { digest: Buffer; r
   // Unnamed, not a named prepared statement: PgBouncer in transaction mode (README) would
   // send a named one's later executions to connections that never prepared it.
   return db.oneOrNone(new pgp.ParameterizedQuery({ text: q.accept, values: [key.siteId, key.resource, key.batchId, b.digest, b.received, b.payload] }));
+}
+
+/** A site's newest batches, newest first (the console's ingest page). */
+export function recentBatches(db: Db, siteId: string, limit: number): Promise<BatchRow[]> {
+  return db.any<BatchRow>(q.recent, { siteId, limit });
 }
 
 export function findBatch(db: Queryable, key: BatchKey): Promise<BatchRow | null> {

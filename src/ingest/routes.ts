@@ -4,11 +4,12 @@ import { HttpError } from '../errors/http-error.ts';
 import { route, type Route } from '../http/route.ts';
 import { parseQuery } from '../http/validate.ts';
 import { presentReceipt } from './receipt.ts';
-import { findBatch } from './repo.ts';
+import { findBatch, recentBatches } from './repo.ts';
 import { BATCH_SCHEMAS, IDENTIFIER_PATTERN } from './schemas.ts';
 import { ingestBatch } from './service.ts';
 
 const ReceiptQuerySchema = z.strictObject({ resource: z.enum(RESOURCES) });
+const BatchesQuerySchema = z.strictObject({ limit: z.coerce.number().int().min(1).max(200).default(50) });
 
 export const ingestRoutes: Route[] = [
   ...RESOURCES.map((resource) =>
@@ -26,6 +27,21 @@ export const ingestRoutes: Route[] = [
       handler: (ctx, app) => ingestBatch(ctx, app, resource),
     }),
   ),
+  route({
+    method: 'GET',
+    path: '/api/v1/sites/:siteId/ingest/batches',
+    auth: { kind: 'business', scopes: ['ingest:receipt:read'] },
+    docs: {
+      summary: "The site's most recent batches of every family, newest first, as receipts (a rejected one with its problem and every record's reason)",
+      tags: ['ingest'],
+      query: BatchesQuerySchema,
+    },
+    handler: async (ctx, app) => {
+      const { limit } = parseQuery(BatchesQuerySchema, ctx);
+      const rows = await recentBatches(app.db, ctx.params.siteId!.toLowerCase(), limit);
+      return { body: { data: rows.map((r) => presentReceipt(r, false)) } };
+    },
+  }),
   route({
     method: 'GET',
     path: '/api/v1/sites/:siteId/ingest/receipts/:batchId',

@@ -9,6 +9,7 @@ const q = {
   listAll: sqlFile('sites/list-all.sql'),
   update: sqlFile('sites/update.sql'),
   review: sqlFile('sites/review.sql'),
+  listByStatus: sqlFile('sites/list-by-status.sql'),
 };
 
 export type ReviewStatus = 'pending_review' | 'approved' | 'rejected';
@@ -49,6 +50,10 @@ export function listSitesOfAccount(db: Db, accountId: string): Promise<SiteRow[]
 
 export function listAllSites(db: Db): Promise<SiteRow[]> {
   return db.any<SiteRow>(q.listAll);
+}
+
+export function listSitesByStatus(db: Db, status: ReviewStatus): Promise<Array<SiteRow & { owner_email: string }>> {
+  return db.any(q.listByStatus, { status });
 }
 
 export function updateSite(db: Db, id: string, f: Partial<SiteFields>): Promise<SiteRow> {
