@@ -2,6 +2,7 @@ import type { Config } from '../config/env.ts';
 import type { AppContext } from './app-context.ts';
 import { createDb } from './db/connection.ts';
 import { closeAuditWaiter } from './geo/audit-waiter.ts';
+import { CONSOLE_DIR, ConsoleFiles } from './http/console-files.ts';
 import { allRoutes } from './http/routes.ts';
 import { closeBatchCompletions } from './ingest/completions.ts';
 import { startServer, type RunningServer } from './http/server.ts';
@@ -35,8 +36,10 @@ export async function startFrontDoor(config: Config, log: Logger = createLogger(
   const app: AppContext = { config, db, redis, queues, limiter, metrics, log };
   metrics.collectFrom(app, knownQueues());
 
+  const consoleFiles = new ConsoleFiles();
+  if (!consoleFiles.built) log.warn({ dir: CONSOLE_DIR }, 'the web console is not built (npm install builds it); only the APIs are served');
   let draining = false;
-  const server = await startServer(app, allRoutes(() => draining), { host: config.HOST, port: config.PORT, bodyTimeoutMs: config.BODY_TIMEOUT_MS });
+  const server = await startServer(app, allRoutes(() => draining), { host: config.HOST, port: config.PORT, bodyTimeoutMs: config.BODY_TIMEOUT_MS, console: consoleFiles });
   log.info({ host: config.HOST, port: server.port }, 'front door listening');
 
   const close = makeCloser(() => [

@@ -5,7 +5,7 @@ import { readCookie, SESSION_COOKIE } from './cookies.ts';
 import type { Principal } from './principal.ts';
 import { findCredentialByHash, findLiveSession, type CredentialAuthRow } from './repo.ts';
 import { hashSecret, sameDigest } from './secrets.ts';
-import { ScopeSchema, type CredentialKind, type Scope } from './scopes.ts';
+import { isScope, type CredentialKind } from './scopes.ts';
 
 const CREDENTIAL_PREFIX: Record<CredentialKind, string> = { read: 'rdr_read_', ingest: 'rdr_ingest_' };
 
@@ -70,7 +70,7 @@ async function authenticateCredential(secret: string, app: AppContext): Promise<
     siteId: row.site_id,
     credentialKind: row.kind,
     // Stored scopes were validated at creation; parse anyway so a renamed scope cannot grant.
-    scopes: new Set(row.scopes.filter((s): s is Scope => ScopeSchema.safeParse(s).success)),
+    scopes: new Set(row.scopes.filter(isScope)),
     limits: { credentialRequestsPerMin: row.credential_requests_per_min, ingestRecordsPerMin: row.ingest_records_per_min },
   };
 }

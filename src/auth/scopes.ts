@@ -1,4 +1,4 @@
-import { z } from 'zod';
+// No imports: the console's scope picker reads these lists too, so they stay plain data.
 
 /** Scopes a credential may read with (spec part 5). */
 export const READ_SCOPES = [
@@ -25,7 +25,8 @@ export const INGEST_SCOPES = [
 
 export const ALL_SCOPES = [...READ_SCOPES, ...MANAGE_SCOPES, ...INGEST_SCOPES] as const;
 export type Scope = (typeof ALL_SCOPES)[number];
-export const ScopeSchema = z.enum(ALL_SCOPES);
+const SCOPE_SET: ReadonlySet<string> = new Set(ALL_SCOPES);
+export const isScope = (s: string): s is Scope => SCOPE_SET.has(s);
 
 export const CREDENTIAL_KINDS = ['read', 'ingest'] as const;
 export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];

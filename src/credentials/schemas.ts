@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import { CREDENTIAL_KINDS, SCOPES_BY_KIND, ScopeSchema } from '../auth/scopes.ts';
+import { ALL_SCOPES, CREDENTIAL_KINDS, SCOPES_BY_KIND } from '../auth/scopes.ts';
 import { text } from '../shared/text.ts';
+
+const ScopeSchema = z.enum(ALL_SCOPES);
 
 /** POST /sites/{siteId}/credentials (spec 2.6, CONTRACT §2 kinds). */
 export const CredentialCreateSchema = z

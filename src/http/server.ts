@@ -6,6 +6,7 @@ import { authorize } from '../auth/authorize.ts';
 import { isConnectivityError } from '../errors/connectivity.ts';
 import { HttpError, unavailable } from '../errors/http-error.ts';
 import { BODY_LIMIT_BYTES, RequestBody } from './body.ts';
+import type { ConsoleFiles } from './console-files.ts';
 import type { RequestContext } from './context.ts';
 import { renderError, surfaceOf } from './error-body.ts';
 import { mergeHeaders } from './headers.ts';
@@ -30,6 +31,8 @@ export interface ServerOptions {
   port: number;
   /** Time a client has to deliver its whole body. @defaultValue 30000 */
   bodyTimeoutMs?: number;
+  /** The web console, answering GETs of paths outside /api and /v1 that no route serves. */
+  console?: ConsoleFiles;
 }
 
 export interface RunningServer {
@@ -107,7 +110,13 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
     try {
       const match = router.match(base.method, base.path);
       if (match.kind === 'found') routeLabel = match.route.path;
-      if (match.kind === 'none') throw notFound(base.method, base.path, surface);
+      if (match.kind === 'none') {
+        const page = base.method === 'GET' && surface === 'api' && !base.path.startsWith('/api/') ? opts.console?.answer(base.path, base.headers['accept-encoding']) : null;
+        if (!page) throw notFound(base.method, base.path, surface);
+        routeLabel = 'console';
+        reply.send(page.status, mergeHeaders(page.headers, { 'x-request-id': base.id }), page.body);
+        return;
+      }
       if (match.kind === 'wrong_method') {
         throw new HttpError('method_not_allowed', {
           detail: `${base.method} is not served on ${base.path}`,

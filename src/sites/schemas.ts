@@ -1,11 +1,9 @@
 import { z } from 'zod';
 import { httpUrl, text } from '../shared/text.ts';
 
-export const SITE_CATEGORIES = [
-  'writing', 'chat', 'image', 'video', 'audio', 'developer', 'automation',
-  'search', 'api', 'education', 'productivity', 'other',
-] as const;
-export type SiteCategory = (typeof SITE_CATEGORIES)[number];
+import { SITE_CATEGORIES } from './categories.ts';
+
+export { SITE_CATEGORIES, type SiteCategory } from './categories.ts';
 
 const fields = {
   name: text({ min: 2, max: 160 }),

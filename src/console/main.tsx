@@ -1,0 +1,81 @@
+import { lazy, StrictMode, Suspense, useMemo } from 'react';
+import { createRoot } from 'react-dom/client';
+import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
+import { api, call, loginUrl } from './api/client.ts';
+import type { Account } from './api/responses.ts';
+import { Login } from './pages/Login.tsx';
+import { Setup } from './pages/Setup.tsx';
+import { SessionContext, useSession } from './session.tsx';
+import { Loading } from './ui/bits.tsx';
+import { useLoad } from './ui/use-load.ts';
+import './styles.css';
+
+// Pages past login load on demand: the first paint needs only the shell.
+const Sites = lazy(() => import('./pages/Sites.tsx'));
+const SitePages = lazy(() => import('./pages/SitePages.tsx'));
+const AdminAccounts = lazy(() => import('./pages/AdminAccounts.tsx'));
+const AdminReview = lazy(() => import('./pages/AdminReview.tsx'));
+
+function Shell() {
+  const { me, refresh } = useSession();
+  const [, navigate] = useLocation();
+  const logout = async () => {
+    await api.POST('/api/v1/auth/logout');
+    refresh();
+    navigate('/login');
+  };
+  return (
+    <>
+      <a className="skip" href="#main">Skip to content</a>
+      <header className="top">
+        <Link href="/" className="brand">Radar</Link>
+        <nav aria-label="Main">
+          <Link href="/">Sites</Link>
+          {me?.admin && <Link href="/admin/review">Review queue</Link>}
+          {me?.admin && <Link href="/admin/accounts">Accounts</Link>}
+        </nav>
+        <div className="who">
+          <span className="muted small">{me?.email}</span>
+          <button type="button" className="link-button" onClick={logout}>Log out</button>
+        </div>
+      </header>
+      <main id="main">
+        <Suspense fallback={<Loading what="page" />}>
+          <Switch>
+            <Route path="/" component={Sites} />
+            <Route path="/sites/:siteId/*?" component={SitePages} />
+            <Route path="/admin/accounts" component={AdminAccounts} />
+            <Route path="/admin/review" component={AdminReview} />
+            <Route>
+              <h1>Not found</h1>
+              <p>
+                No page here. <Link href="/">Back to your sites</Link>
+              </p>
+            </Route>
+          </Switch>
+        </Suspense>
+      </main>
+    </>
+  );
+}
+
+function App() {
+  const [location] = useLocation();
+  // The two pages for people without a session do not ask who is logged in.
+  const open = location === '/login' || location === '/setup';
+  const me = useLoad(() => (open ? Promise.resolve(null) : call<Account>(api.GET('/api/v1/me'))), open ? 'open' : 'me');
+  const session = useMemo(() => ({ me: me.data, refresh: me.reload }), [me.data, me.reload]);
+  let page;
+  if (location === '/login') page = <Login />;
+  else if (location === '/setup') page = <Setup />;
+  else if (me.loading && !me.data) page = <main id="main"><Loading what="your account" /></main>;
+  else if (!me.data) page = <Redirect to={loginUrl()} replace />;
+  else page = <Shell />;
+  return <SessionContext.Provider value={session}>{page}</SessionContext.Provider>;
+}
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);

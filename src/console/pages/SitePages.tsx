@@ -1,0 +1,55 @@
+import { lazy, Suspense } from 'react';
+import { Link, Redirect, Route, Switch, useLocation, useParams } from 'wouter';
+import { api, call } from '../api/client.ts';
+import type { Site } from '../api/responses.ts';
+import { ErrorNote, ExternalLink, Loading, ReviewBadge } from '../ui/bits.tsx';
+import { useLoad } from '../ui/use-load.ts';
+import { Credentials } from './Credentials.tsx';
+import { Ingest } from './Ingest.tsx';
+import { Records } from './Records.tsx';
+import { SiteSettings } from './SiteSettings.tsx';
+
+// The chart library comes with the analytics page only.
+const Analytics = lazy(() => import('./Analytics.tsx'));
+
+const TABS = [
+  ['analytics', 'Analytics'],
+  ['ingest', 'Ingest'],
+  ['records', 'Records'],
+  ['credentials', 'Credentials'],
+  ['settings', 'Settings'],
+] as const;
+
+export default function SitePages() {
+  const { siteId } = useParams<{ siteId: string }>();
+  const site = useLoad(() => call<Site>(api.GET('/api/v1/sites/{siteId}', { params: { path: { siteId } } })), siteId);
+  const [path] = useLocation();
+  const tab = path.split('/')[3] ?? '';
+  if (site.error) return <ErrorNote error={site.error} />;
+  if (!site.data) return <Loading what="site" />;
+  const s = site.data;
+  return (
+    <>
+      <div className="title-row">
+        <h1>{s.name}</h1>
+        <ReviewBadge status={s.reviewStatus} />
+      </div>
+      <p className="muted small"><ExternalLink url={s.websiteUrl} /></p>
+      <nav aria-label="Site" className="tabs">
+        {TABS.map(([key, label]) => (
+          <Link key={key} href={`/sites/${siteId}/${key}`} aria-current={tab === key ? 'page' : undefined}>{label}</Link>
+        ))}
+      </nav>
+      <Suspense fallback={<Loading what="analytics" />}>
+        <Switch>
+          <Route path="/sites/:siteId/analytics"><Analytics siteId={siteId} /></Route>
+          <Route path="/sites/:siteId/ingest"><Ingest siteId={siteId} /></Route>
+          <Route path="/sites/:siteId/records"><Records siteId={siteId} /></Route>
+          <Route path="/sites/:siteId/credentials"><Credentials siteId={siteId} /></Route>
+          <Route path="/sites/:siteId/settings"><SiteSettings site={s} onSaved={site.reload} /></Route>
+          <Route><Redirect to={`/sites/${siteId}/analytics`} replace /></Route>
+        </Switch>
+      </Suspense>
+    </>
+  );
+}

@@ -1,0 +1,35 @@
+import { useEffect, useRef } from 'react';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+
+export interface ChartSeries {
+  label: string;
+  color: string;
+  /** null marks a period with no observed data: a gap, not a zero. */
+  values: (number | null)[];
+}
+
+/** A line chart of periods (x in Unix seconds), resized with its container. */
+export function TimeChart({ x, series, tz, title }: { x: number[]; series: ChartSeries[]; tz: string; title: string }) {
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const el = box.current!;
+    const opts: uPlot.Options = {
+      width: Math.max(280, el.clientWidth),
+      height: 260,
+      tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), tz),
+      series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, spanGaps: false, points: { show: x.length < 60 } }))],
+      axes: [{ stroke: '#3b4252' }, { stroke: '#3b4252', size: 48 }],
+      legend: { live: true },
+      cursor: { drag: { x: false, y: false } },
+    };
+    const plot = new uPlot(opts, [x, ...series.map((s) => s.values)] as uPlot.AlignedData, el);
+    const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(280, el.clientWidth), height: 260 }));
+    resize.observe(el);
+    return () => {
+      resize.disconnect();
+      plot.destroy();
+    };
+  }, [x, series, tz]);
+  return <div ref={box} className="chart" role="img" aria-label={title} />;
+}
