@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
 import { issueSetupLink } from '../../src/admin/setup.ts';
 import { waitForRollups } from '../analytics/fixtures.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { checkPage, launchChromium, openPage } from '../helpers/browser.ts';
+import { checkPage, launchChromium, openPage, SCREENSHOTS } from '../helpers/browser.ts';
 import { call } from '../helpers/http.ts';
 import { ingestActivity, productActivity } from './seed.ts';
 
@@ -233,6 +234,7 @@ describe('the console', () => {
       await mobile.getByTestId('fig-visits').waitFor();
       await mobile.locator('.chart canvas').waitFor();
       assert.ok(await mobile.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1), 'no sideways scrolling');
+      await mobile.screenshot({ path: join(SCREENSHOTS, 'analytics-phone-first-screen.png') });
       await checkPage(mobile, mobileErrors, 'analytics-phone');
     } finally {
       await phone.close();

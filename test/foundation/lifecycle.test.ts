@@ -90,6 +90,12 @@ test('`radar up` migrates, runs the front door and a worker, and stops them all 
     const db = createDb({ url: fresh.toString(), poolSize: 1, applicationName: 'radar-test' });
     const applied = await db.any('SELECT name FROM schema_migrations').finally(() => db.$pool.end());
     assert.ok(applied.some((r) => r.name === '0001_foundation.sql'), 'the new database was migrated');
+    // No admin in the new database: the first-run link is printed, and it creates one.
+    const link = new RegExp(`http://127\\.0\\.0\\.1:${port}/setup#token=([\\w-]{43})`).exec(stderr);
+    assert.ok(link, `setup link printed: ${stderr}`);
+    const setup = await fetch(`http://127.0.0.1:${port}/api/v1/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: link[1], email: 'first@example.com', password: 'first admin pw' }) });
+    assert.equal(setup.status, 200, await setup.clone().text());
+    assert.equal((await setup.json()).account.admin, true);
     child.kill('SIGTERM');
     const { code } = await exited(child);
     assert.equal(code, 0, stderr);
