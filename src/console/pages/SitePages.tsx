@@ -26,15 +26,15 @@ export default function SitePages() {
   const [path] = useLocation();
   const tab = path.split('/')[3] ?? '';
   if (site.error) return <ErrorNote error={site.error} />;
-  if (!site.data) return <Loading what="site" />;
   const s = site.data;
+  // The tab's own requests start at once instead of waiting for the site's profile.
   return (
     <>
       <div className="title-row">
-        <h1>{s.name}</h1>
-        <ReviewBadge status={s.reviewStatus} />
+        <h1>{s?.name ?? 'Site'}</h1>
+        {s && <ReviewBadge status={s.reviewStatus} />}
       </div>
-      <p className="muted small"><ExternalLink url={s.websiteUrl} /></p>
+      <p className="muted small">{s ? <ExternalLink url={s.websiteUrl} /> : '\u00a0'}</p>
       <nav aria-label="Site" className="tabs">
         {TABS.map(([key, label]) => (
           <Link key={key} href={`/sites/${siteId}/${key}`} aria-current={tab === key ? 'page' : undefined}>{label}</Link>
@@ -46,7 +46,7 @@ export default function SitePages() {
           <Route path="/sites/:siteId/ingest"><Ingest siteId={siteId} /></Route>
           <Route path="/sites/:siteId/records"><Records siteId={siteId} /></Route>
           <Route path="/sites/:siteId/credentials"><Credentials siteId={siteId} /></Route>
-          <Route path="/sites/:siteId/settings"><SiteSettings site={s} onSaved={site.reload} /></Route>
+          <Route path="/sites/:siteId/settings">{s ? <SiteSettings site={s} onSaved={site.reload} /> : <Loading what="site" />}</Route>
           <Route><Redirect to={`/sites/${siteId}/analytics`} replace /></Route>
         </Switch>
       </Suspense>
