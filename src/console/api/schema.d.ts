@@ -65,6 +65,12 @@ export interface paths {
     /** Update a site; a change of public content returns it to review */
     patch: operations["patchApiV1SitesSiteId"];
   };
+  "/api/v1/sites/{siteId}/limits": {
+    /** The site's rate limits (platform admin only) */
+    get: operations["getApiV1SitesSiteIdLimits"];
+    /** Set the site's rate limits (platform admin only) */
+    put: operations["putApiV1SitesSiteIdLimits"];
+  };
   "/api/v1/sites/{siteId}/credentials": {
     /** Credential metadata of the site (never secrets) */
     get: operations["getApiV1SitesSiteIdCredentials"];
@@ -257,44 +263,99 @@ export interface paths {
   "/api/v1/sites/{siteId}/analytics/overview": {
     /**
      * Visits, visitors, registrations, activations, active users, paid orders, money, MRR and uptime of a window
-     * @description Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or a timestamp on a quarter hour, `to` exclusive, at most 366 days; default the last 30 days, today included. Money is a map currency → minor units, never converted.
+     * @description Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or any instant with a zone, `to` exclusive, at most 366 days; default the last 30 local days up to now. Money is a map currency → minor units, never converted.
      */
     get: operations["getApiV1SitesSiteIdAnalyticsOverview"];
   };
   "/api/v1/sites/{siteId}/analytics/acquisition": {
     /**
      * Figures per channel and campaign, with spend, CAC and ROAS per currency
-     * @description Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or a timestamp on a quarter hour, `to` exclusive, at most 366 days; default the last 30 days, today included. Money is a map currency → minor units, never converted.
+     * @description Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or any instant with a zone, `to` exclusive, at most 366 days; default the last 30 local days up to now. Money is a map currency → minor units, never converted.
      */
     get: operations["getApiV1SitesSiteIdAnalyticsAcquisition"];
   };
   "/api/v1/sites/{siteId}/analytics/timeseries": {
     /**
      * Figures per local day, week or month, zero-filled, unobserved periods marked
-     * @description Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or a timestamp on a quarter hour, `to` exclusive, at most 366 days; default the last 30 days, today included. Money is a map currency → minor units, never converted.
+     * @description Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or any instant with a zone, `to` exclusive, at most 366 days; default the last 30 local days up to now. Money is a map currency → minor units, never converted.
      */
     get: operations["getApiV1SitesSiteIdAnalyticsTimeseries"];
   };
   "/api/v1/sites/{siteId}/analytics/finance": {
     /**
      * Receipts, refunds, costs, expenses, margin, MRR/ARR and subscription changes per currency
-     * @description Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or a timestamp on a quarter hour, `to` exclusive, at most 366 days; default the last 30 days, today included. Money is a map currency → minor units, never converted.
+     * @description Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or any instant with a zone, `to` exclusive, at most 366 days; default the last 30 local days up to now. Money is a map currency → minor units, never converted.
      */
     get: operations["getApiV1SitesSiteIdAnalyticsFinance"];
   };
   "/api/v1/sites/{siteId}/analytics/funnel": {
     /**
      * Distinct users at each step from visit to paid order, with conversions
-     * @description Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or a timestamp on a quarter hour, `to` exclusive, at most 366 days; default the last 30 days, today included. Money is a map currency → minor units, never converted.
+     * @description Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or any instant with a zone, `to` exclusive, at most 366 days; default the last 30 local days up to now. Money is a map currency → minor units, never converted.
      */
     get: operations["getApiV1SitesSiteIdAnalyticsFunnel"];
   };
   "/api/v1/sites/{siteId}/analytics/retention": {
     /**
      * Weekly registration cohorts and the share active in each later week
-     * @description Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or a timestamp on a quarter hour, `to` exclusive, at most 366 days; default the last 30 days, today included. Money is a map currency → minor units, never converted.
+     * @description Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or any instant with a zone, `to` exclusive, at most 366 days; default the last 30 local days up to now. Money is a map currency → minor units, never converted.
      */
     get: operations["getApiV1SitesSiteIdAnalyticsRetention"];
+  };
+  "/api/v1/relay/channels": {
+    /** Every upstream channel (never its API key) */
+    get: operations["getApiV1RelayChannels"];
+    /** Add an upstream channel and the models it serves */
+    post: operations["postApiV1RelayChannels"];
+  };
+  "/api/v1/relay/models": {
+    /**
+     * Every model a channel serves or a setting names, with its settings and the price in force
+     * @description `price` is null for an unpriced model; `efforts` and `kind` are null when never set (defaults apply).
+     */
+    get: operations["getApiV1RelayModels"];
+    /** Set a model's kind, accepted efforts and whether keys with a budget may call it unpriced */
+    post: operations["postApiV1RelayModels"];
+  };
+  "/api/v1/relay/prices": {
+    /** Price history, newest first per model (amounts per million tokens) */
+    get: operations["getApiV1RelayPrices"];
+    /**
+     * Set a model's price per million tokens from now (or a later effectiveAt) on
+     * @description Reasoning tokens are billed as output. Calls already made keep the cost they were metered with.
+     */
+    post: operations["postApiV1RelayPrices"];
+  };
+  "/api/v1/relay/groups": {
+    /** Every group: a named set of models with default limits */
+    get: operations["getApiV1RelayGroups"];
+  };
+  "/api/v1/relay/groups/{group}": {
+    /** Create or replace a group; its keys follow within a second */
+    put: operations["putApiV1RelayGroupsGroup"];
+  };
+  "/api/v1/relay/accounts/{accountId}/group": {
+    /** Move an account into a group; its keys follow within a second */
+    put: operations["putApiV1RelayAccountsAccountIdGroup"];
+  };
+  "/api/v1/me/relay-group": {
+    /** The caller's relay group: the models its keys may call and the default limits */
+    get: operations["getApiV1MeRelayGroup"];
+  };
+  "/api/v1/me/relay-keys": {
+    /** The caller's relay keys, newest first (never the keys themselves) */
+    get: operations["getApiV1MeRelayKeys"];
+    /** Create a relay key; the key is returned once */
+    post: operations["postApiV1MeRelayKeys"];
+  };
+  "/api/v1/me/relay-keys/{keyId}": {
+    /** Delete one of your relay keys: it stops working within a second, its metered calls stay */
+    delete: operations["deleteApiV1MeRelayKeysKeyId"];
+    /**
+     * Change one of your relay keys: name, disabled, limits, budget, expiry, site
+     * @description Only the fields given change; null clears a setting. Takes effect within a second.
+     */
+    patch: operations["patchApiV1MeRelayKeysKeyId"];
   };
   "/v1/responses": {
     /**
@@ -339,7 +400,7 @@ export interface components {
       status: number;
       detail: string;
       /** @enum {string} */
-      code: "invalid_json" | "validation_failed" | "idempotency_key_invalid" | "unauthenticated" | "invalid_credentials" | "insufficient_scope" | "site_forbidden" | "origin_mismatch" | "credential_not_allowed" | "admin_required" | "setup_token_invalid" | "not_found" | "method_not_allowed" | "request_timeout" | "batch_conflict" | "account_exists" | "setup_complete" | "revision_conflict" | "revision_stale" | "audit_in_progress" | "geo_not_configured" | "geo_prompt_limit" | "payload_too_large" | "unsupported_media_type" | "semantic_invalid" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_api_key" | "model_not_permitted" | "model_not_found" | "unknown_endpoint" | "unsupported_parameter" | "invalid_reasoning_effort" | "invalid_request_error" | "upstream_error";
+      code: "invalid_json" | "validation_failed" | "idempotency_key_invalid" | "unauthenticated" | "invalid_credentials" | "insufficient_scope" | "site_forbidden" | "origin_mismatch" | "credential_not_allowed" | "admin_required" | "setup_token_invalid" | "not_found" | "method_not_allowed" | "request_timeout" | "batch_conflict" | "account_exists" | "setup_complete" | "revision_conflict" | "revision_stale" | "audit_in_progress" | "geo_not_configured" | "geo_prompt_limit" | "payload_too_large" | "unsupported_media_type" | "semantic_invalid" | "batch_unprocessable" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_api_key" | "model_not_permitted" | "model_unpriced" | "insufficient_quota" | "model_not_found" | "unknown_endpoint" | "unsupported_parameter" | "invalid_reasoning_effort" | "invalid_request_error" | "upstream_error";
       /** @description Every violation: `path` is a JSON Pointer into the body, `query.<name>` or `path.<name>` */
       errors?: {
           path: string;
@@ -933,6 +994,7 @@ export interface operations {
       content: {
         "application/json": {
           name: string;
+          /** Format: uri */
           websiteUrl: string;
           description: string;
           /** @enum {string} */
@@ -1050,6 +1112,7 @@ export interface operations {
       content: {
         "application/json": {
           name?: string;
+          /** Format: uri */
           websiteUrl?: string;
           description?: string;
           /** @enum {string} */
@@ -1063,6 +1126,136 @@ export interface operations {
       200: {
         content: {
           "application/json": Record<string, never>;
+        };
+      };
+      /** @description Request body is not valid JSON */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Login or credential required */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Insufficient scope */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests */
+      429: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Persistence unavailable */
+      503: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /** The site's rate limits (platform admin only) */
+  getApiV1SitesSiteIdLimits: {
+    parameters: {
+      path: {
+        siteId: string;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            ingestRecordsPerMinute: number | null;
+            credentialRequestsPerMinute: number | null;
+            /** @description what applies now; 0 = no limit */
+            effective: {
+              ingestRecordsPerMinute: number;
+              credentialRequestsPerMinute: number;
+            };
+          };
+        };
+      };
+      /** @description Request body is not valid JSON */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Login or credential required */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Insufficient scope */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests */
+      429: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Persistence unavailable */
+      503: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /** Set the site's rate limits (platform admin only) */
+  putApiV1SitesSiteIdLimits: {
+    parameters: {
+      path: {
+        siteId: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          /** @description records per minute the site may ingest, over all resources */
+          ingestRecordsPerMinute: number | null;
+          /** @description requests per minute each credential of the site may make */
+          credentialRequestsPerMinute: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            ingestRecordsPerMinute: number | null;
+            credentialRequestsPerMinute: number | null;
+            /** @description what applies now; 0 = no limit */
+            effective: {
+              ingestRecordsPerMinute: number;
+              credentialRequestsPerMinute: number;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3777,6 +3970,7 @@ export interface operations {
     requestBody: {
       content: {
         "application/json": {
+          /** Format: uri */
           url: string;
         };
       };
@@ -3846,7 +4040,7 @@ export interface operations {
   };
   /**
    * Visits, visitors, registrations, activations, active users, paid orders, money, MRR and uptime of a window
-   * @description Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or a timestamp on a quarter hour, `to` exclusive, at most 366 days; default the last 30 days, today included. Money is a map currency → minor units, never converted.
+   * @description Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or any instant with a zone, `to` exclusive, at most 366 days; default the last 30 local days up to now. Money is a map currency → minor units, never converted.
    */
   getApiV1SitesSiteIdAnalyticsOverview: {
     parameters: {
@@ -3900,7 +4094,7 @@ export interface operations {
   };
   /**
    * Figures per channel and campaign, with spend, CAC and ROAS per currency
-   * @description Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or a timestamp on a quarter hour, `to` exclusive, at most 366 days; default the last 30 days, today included. Money is a map currency → minor units, never converted.
+   * @description Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or any instant with a zone, `to` exclusive, at most 366 days; default the last 30 local days up to now. Money is a map currency → minor units, never converted.
    */
   getApiV1SitesSiteIdAnalyticsAcquisition: {
     parameters: {
@@ -3954,7 +4148,7 @@ export interface operations {
   };
   /**
    * Figures per local day, week or month, zero-filled, unobserved periods marked
-   * @description Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or a timestamp on a quarter hour, `to` exclusive, at most 366 days; default the last 30 days, today included. Money is a map currency → minor units, never converted.
+   * @description Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or any instant with a zone, `to` exclusive, at most 366 days; default the last 30 local days up to now. Money is a map currency → minor units, never converted.
    */
   getApiV1SitesSiteIdAnalyticsTimeseries: {
     parameters: {
@@ -4009,7 +4203,7 @@ export interface operations {
   };
   /**
    * Receipts, refunds, costs, expenses, margin, MRR/ARR and subscription changes per currency
-   * @description Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or a timestamp on a quarter hour, `to` exclusive, at most 366 days; default the last 30 days, today included. Money is a map currency → minor units, never converted.
+   * @description Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or any instant with a zone, `to` exclusive, at most 366 days; default the last 30 local days up to now. Money is a map currency → minor units, never converted.
    */
   getApiV1SitesSiteIdAnalyticsFinance: {
     parameters: {
@@ -4063,7 +4257,7 @@ export interface operations {
   };
   /**
    * Distinct users at each step from visit to paid order, with conversions
-   * @description Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or a timestamp on a quarter hour, `to` exclusive, at most 366 days; default the last 30 days, today included. Money is a map currency → minor units, never converted.
+   * @description Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or any instant with a zone, `to` exclusive, at most 366 days; default the last 30 local days up to now. Money is a map currency → minor units, never converted.
    */
   getApiV1SitesSiteIdAnalyticsFunnel: {
     parameters: {
@@ -4117,7 +4311,7 @@ export interface operations {
   };
   /**
    * Weekly registration cohorts and the share active in each later week
-   * @description Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or a timestamp on a quarter hour, `to` exclusive, at most 366 days; default the last 30 days, today included. Money is a map currency → minor units, never converted.
+   * @description Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or any instant with a zone, `to` exclusive, at most 366 days; default the last 30 local days up to now. Money is a map currency → minor units, never converted.
    */
   getApiV1SitesSiteIdAnalyticsRetention: {
     parameters: {
@@ -4151,6 +4345,797 @@ export interface operations {
       };
       /** @description Insufficient scope */
       403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests */
+      429: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Persistence unavailable */
+      503: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /** Every upstream channel (never its API key) */
+  getApiV1RelayChannels: {
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": Record<string, never>;
+        };
+      };
+      /** @description Login or credential required */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Insufficient scope */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests */
+      429: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Persistence unavailable */
+      503: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /** Add an upstream channel and the models it serves */
+  postApiV1RelayChannels: {
+    requestBody: {
+      content: {
+        "application/json": {
+          name: string;
+          /** Format: uri */
+          baseUrl: string;
+          /** @default null */
+          apiKey?: string | null;
+          models: string[];
+          /**
+           * @default [
+           *   "responses",
+           *   "chat",
+           *   "embeddings"
+           * ]
+           */
+          protocols?: ("responses" | "chat" | "embeddings")[];
+          /** @default 0 */
+          priority?: number;
+          /** @default 1 */
+          weight?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": Record<string, never>;
+        };
+      };
+      /** @description Request body is not valid JSON */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Login or credential required */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Insufficient scope */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests */
+      429: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Persistence unavailable */
+      503: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Every model a channel serves or a setting names, with its settings and the price in force
+   * @description `price` is null for an unpriced model; `efforts` and `kind` are null when never set (defaults apply).
+   */
+  getApiV1RelayModels: {
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": Record<string, never>;
+        };
+      };
+      /** @description Login or credential required */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Insufficient scope */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests */
+      429: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Persistence unavailable */
+      503: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /** Set a model's kind, accepted efforts and whether keys with a budget may call it unpriced */
+  postApiV1RelayModels: {
+    requestBody: {
+      content: {
+        "application/json": {
+          id: string;
+          /**
+           * @default [
+           *   "low",
+           *   "medium",
+           *   "high"
+           * ]
+           */
+          efforts?: string[];
+          /**
+           * @default chat
+           * @enum {string}
+           */
+          kind?: "chat" | "embedding";
+          /** @default false */
+          allowUnpriced?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": Record<string, never>;
+        };
+      };
+      /** @description Request body is not valid JSON */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Login or credential required */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Insufficient scope */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests */
+      429: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Persistence unavailable */
+      503: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /** Price history, newest first per model (amounts per million tokens) */
+  getApiV1RelayPrices: {
+    parameters: {
+      query?: {
+        model?: string;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": Record<string, never>;
+        };
+      };
+      /** @description Request body is not valid JSON */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Login or credential required */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Insufficient scope */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests */
+      429: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Persistence unavailable */
+      503: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Set a model's price per million tokens from now (or a later effectiveAt) on
+   * @description Reasoning tokens are billed as output. Calls already made keep the cost they were metered with.
+   */
+  postApiV1RelayPrices: {
+    requestBody: {
+      content: {
+        "application/json": {
+          model: string;
+          currency: string;
+          input: string;
+          cachedInput?: string;
+          output: string;
+          /** @default null */
+          effectiveAt?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": Record<string, never>;
+        };
+      };
+      /** @description Request body is not valid JSON */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Login or credential required */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Insufficient scope */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests */
+      429: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Persistence unavailable */
+      503: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /** Every group: a named set of models with default limits */
+  getApiV1RelayGroups: {
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": Record<string, never>;
+        };
+      };
+      /** @description Login or credential required */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Insufficient scope */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests */
+      429: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Persistence unavailable */
+      503: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /** Create or replace a group; its keys follow within a second */
+  putApiV1RelayGroupsGroup: {
+    parameters: {
+      path: {
+        group: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          models: ["*"] | string[];
+          /** @default null */
+          requestsPerMinute?: number | null;
+          /** @default null */
+          tokensPerMinute?: number | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": Record<string, never>;
+        };
+      };
+      /** @description Request body is not valid JSON */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Login or credential required */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Insufficient scope */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests */
+      429: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Persistence unavailable */
+      503: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /** Move an account into a group; its keys follow within a second */
+  putApiV1RelayAccountsAccountIdGroup: {
+    parameters: {
+      path: {
+        accountId: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          group: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": Record<string, never>;
+        };
+      };
+      /** @description Request body is not valid JSON */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Login or credential required */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Insufficient scope */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests */
+      429: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Persistence unavailable */
+      503: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /** The caller's relay group: the models its keys may call and the default limits */
+  getApiV1MeRelayGroup: {
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": Record<string, never>;
+        };
+      };
+      /** @description Login or credential required */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Insufficient scope */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests */
+      429: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Persistence unavailable */
+      503: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /** The caller's relay keys, newest first (never the keys themselves) */
+  getApiV1MeRelayKeys: {
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": Record<string, never>;
+        };
+      };
+      /** @description Login or credential required */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Insufficient scope */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests */
+      429: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Persistence unavailable */
+      503: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /** Create a relay key; the key is returned once */
+  postApiV1MeRelayKeys: {
+    requestBody: {
+      content: {
+        "application/json": {
+          name: string;
+          models: ["*"] | string[];
+          /** @default null */
+          requestsPerMinute?: number | null;
+          /** @default null */
+          tokensPerMinute?: number | null;
+          budget?: ({
+            amount: string;
+            currency: string;
+            /** @enum {string} */
+            period: "day" | "month" | "total";
+          }) | null;
+          /** @default null */
+          expiresAt?: string | null;
+          /** @default null */
+          siteId?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": Record<string, never>;
+        };
+      };
+      /** @description Request body is not valid JSON */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Login or credential required */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Insufficient scope */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests */
+      429: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Persistence unavailable */
+      503: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /** Delete one of your relay keys: it stops working within a second, its metered calls stay */
+  deleteApiV1MeRelayKeysKeyId: {
+    parameters: {
+      path: {
+        keyId: string;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": Record<string, never>;
+        };
+      };
+      /** @description Login or credential required */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Insufficient scope */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests */
+      429: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Persistence unavailable */
+      503: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Change one of your relay keys: name, disabled, limits, budget, expiry, site
+   * @description Only the fields given change; null clears a setting. Takes effect within a second.
+   */
+  patchApiV1MeRelayKeysKeyId: {
+    parameters: {
+      path: {
+        keyId: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": {
+          name?: string;
+          disabled?: boolean;
+          requestsPerMinute?: number | null;
+          tokensPerMinute?: number | null;
+          budget?: ({
+            amount: string;
+            currency: string;
+            /** @enum {string} */
+            period: "day" | "month" | "total";
+          }) | null;
+          expiresAt?: string | null;
+          siteId?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": Record<string, never>;
+        };
+      };
+      /** @description Request body is not valid JSON */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Login or credential required */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Insufficient scope */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
         content: {
           "application/problem+json": components["schemas"]["Problem"];
         };
