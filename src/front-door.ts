@@ -9,7 +9,7 @@ import { startServer, type RunningServer } from './http/server.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
 import { createLogger, type Logger } from './log.ts';
 import { Metrics } from './metrics/registry.ts';
-import { knownQueues } from '../workers/run.ts';
+import { QUEUES } from './queues/catalog.ts';
 import { QueueRegistry } from './queues/registry.ts';
 import { createRedis } from './redis.ts';
 import { closeRelay } from './relay/relay.ts';
@@ -34,7 +34,7 @@ export async function startFrontDoor(config: Config, log: Logger = createLogger(
   const limiter = new RateLimiter(redis, config.QUEUE_PREFIX, log);
   const metrics = new Metrics();
   const app: AppContext = { config, db, redis, queues, limiter, metrics, log };
-  metrics.collectFrom(app, knownQueues());
+  metrics.collectFrom(app, QUEUES);
 
   const consoleFiles = new ConsoleFiles();
   if (!consoleFiles.built) log.warn({ dir: CONSOLE_DIR }, 'the web console is not built (npm install builds it); only the APIs are served');

@@ -1,3 +1,4 @@
+import type { QueueName } from '../src/queues/catalog.ts';
 import type { QueueWorker } from './definition.ts';
 import { geoWorker } from './geo.ts';
 import { ingestWorker } from './ingest.ts';
@@ -5,12 +6,12 @@ import { rollupWorker } from './rollup.ts';
 import { usageWorker } from './usage.ts';
 
 /**
- * Every queue a `radar work` process can serve, by name. Each feature adds its processor
- * here; `radar work --queues a,b` picks a subset.
+ * The processors of every queue in the job catalog (src/queues/catalog.ts), by queue: a queue
+ * or job added there does not type-check until it has its handler here.
  */
-export const QUEUE_WORKERS: readonly QueueWorker[] = [
-  ingestWorker,
-  rollupWorker,
-  usageWorker,
-  geoWorker,
-];
+export const QUEUE_WORKERS: { readonly [Q in QueueName]: QueueWorker<Q> } = {
+  ingest: ingestWorker,
+  rollup: rollupWorker,
+  usage: usageWorker,
+  geo: geoWorker,
+};

@@ -1,11 +1,14 @@
 import type { Job, WorkerOptions } from 'bullmq';
+import type { JobKey, JobsOn, PayloadOf, QueueName } from '../src/queues/catalog.ts';
 import type { WorkerContext } from './context.ts';
 
-/** One queue's processor and how it runs; `workers/catalog.ts` lists them all. */
-export interface QueueWorker {
-  /** The BullMQ queue name, also the `radar work --queues` name. */
-  queue: string;
-  process: (job: Job, ctx: WorkerContext) => Promise<unknown>;
+/** Applies one job of catalog entry `K`; its payload is already checked against the catalog's schema. */
+export type JobHandler<K extends JobKey> = (data: PayloadOf<K>, job: Job, ctx: WorkerContext) => Promise<unknown>;
+
+/** One queue's processors, one for each job the catalog puts on it, and how they run; `workers/catalog.ts` lists them all. */
+export interface QueueWorker<Q extends QueueName = QueueName> {
+  queue: Q;
+  handlers: { [K in JobsOn<Q>]: JobHandler<K> };
   /** Overrides WORKER_CONCURRENCY for this queue. */
   concurrency?: (ctx: WorkerContext) => number;
   /**

@@ -2,7 +2,7 @@ import { enqueueRollups, ROLLUP_SLOT_MS } from '../src/analytics/enqueue.ts';
 import { applyBatch } from '../src/ingest/apply.ts';
 import { startSweeper } from '../src/ingest/sweeper.ts';
 import { countRejectedBatch } from '../src/metrics/batch-rejections.ts';
-import { INGEST_QUEUE, jobPayload, JOBS } from '../src/queues/catalog.ts';
+import { INGEST_QUEUE } from '../src/queues/catalog.ts';
 import type { QueueRegistry } from '../src/queues/registry.ts';
 import type { QueueWorker } from './definition.ts';
 
@@ -27,17 +27,18 @@ async function requestRollup(queues: QueueRegistry, siteId: string): Promise<voi
 }
 
 /** Applies ingest batches stored by the front door (src/ingest/apply.ts). */
-export const ingestWorker: QueueWorker = {
+export const ingestWorker: QueueWorker<typeof INGEST_QUEUE> = {
   queue: INGEST_QUEUE,
-  async process(job, ctx) {
-    const p = jobPayload(JOBS.ingestApply, job);
-    const outcome = await applyBatch(ctx.db, { siteId: p.site_id, resource: p.resource, batchId: p.batch_id });
-    // The batch's hours are already marked dirty by its transaction; this only asks for them to be folded in soon.
-    if (outcome.status === 'completed' && outcome.applied > 0) await requestRollup(ctx.queues, p.site_id);
-    // The rejection is committed; a lost count must not make the job apply it again.
-    if (outcome.status === 'rejected') await countRejectedBatch(ctx.redis, ctx.config.QUEUE_PREFIX, outcome.problem.code).catch((err) => ctx.log.warn({ err }, 'batch rejection not counted'));
-    ctx.log.info({ jobId: job.id, resource: p.resource, batchId: p.batch_id, siteId: p.site_id, ...outcome, ...('problem' in outcome ? { problem: outcome.problem.code } : {}) }, 'ingest batch processed');
-    return outcome.status;
+  handlers: {
+    async ingestApply(p, job, ctx) {
+      const outcome = await applyBatch(ctx.db, { siteId: p.site_id, resource: p.resource, batchId: p.batch_id });
+      // The batch's hours are already marked dirty by its transaction; this only asks for them to be folded in soon.
+      if (outcome.status === 'completed' && outcome.applied > 0) await requestRollup(ctx.queues, p.site_id);
+      // The rejection is committed; a lost count must not make the job apply it again.
+      if (outcome.status === 'rejected') await countRejectedBatch(ctx.redis, ctx.config.QUEUE_PREFIX, outcome.problem.code).catch((err) => ctx.log.warn({ err }, 'batch rejection not counted'));
+      ctx.log.info({ jobId: job.id, resource: p.resource, batchId: p.batch_id, siteId: p.site_id, ...outcome, ...('problem' in outcome ? { problem: outcome.problem.code } : {}) }, 'ingest batch processed');
+      return outcome.status;
+    },
   },
   onStart: async (ctx) => startSweeper(ctx),
   // A batch applies in well under a second; a short lock lets a job whose worker was killed

@@ -1,7 +1,7 @@
 import { rollupSite } from '../src/analytics/rollup.ts';
 import { enqueueRollups } from '../src/analytics/enqueue.ts';
 import { dirtySites } from '../src/analytics/repo.ts';
-import { jobPayload, JOBS, ROLLUP_QUEUE } from '../src/queues/catalog.ts';
+import { JOBS, ROLLUP_QUEUE } from '../src/queues/catalog.ts';
 import type { QueueWorker } from './definition.ts';
 
 /**
@@ -10,22 +10,22 @@ import type { QueueWorker } from './definition.ts';
  * or Redis died between the ingest commit and the enqueue). The hours to fold in are kept in
  * PostgreSQL (analytics_dirty), so the sweep finds every one of them.
  */
-export const rollupWorker: QueueWorker = {
+export const rollupWorker: QueueWorker<typeof ROLLUP_QUEUE> = {
   queue: ROLLUP_QUEUE,
-  async process(job, ctx) {
-    if (job.name === JOBS.rollupSweep.name) {
-      jobPayload(JOBS.rollupSweep, job);
+  handlers: {
+    async rollupSweep(_data, job, ctx) {
       const sites = (await dirtySites(ctx.db)).map((s) => s.site_id);
       await enqueueRollups(ctx.queues, sites);
       // One line per tick for the whole cluster, however many hosts serve the queue.
       ctx.log.info({ jobId: job.id, sites: sites.length }, 'rollup sweep done');
       return sites.length;
-    }
-    const p = jobPayload(JOBS.rollupSite, job);
-    const started = Date.now();
-    const outcome = await rollupSite(ctx.db, p.site_id);
-    ctx.log.info({ jobId: job.id, siteId: p.site_id, ...outcome, ms: Date.now() - started }, 'analytics rollup done');
-    return outcome;
+    },
+    async rollupSite(data, job, ctx) {
+      const started = Date.now();
+      const outcome = await rollupSite(ctx.db, data.site_id);
+      ctx.log.info({ jobId: job.id, siteId: data.site_id, ...outcome, ms: Date.now() - started }, 'analytics rollup done');
+      return outcome;
+    },
   },
   // BullMQ stores one scheduler under this id however many workers upsert it, and delivers
   // one job per tick to one of them.

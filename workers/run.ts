@@ -1,13 +1,17 @@
-import { Worker } from 'bullmq';
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { z } from 'zod';
 import type { Config } from '../config/env.ts';
 import { createDb } from '../src/db/connection.ts';
 import { createLogger, type Logger } from '../src/log.ts';
 import { recordJobDuration } from '../src/metrics/job-durations.ts';
+import { jobPayload, JOBS, QUEUES, type JobDefinition, type JobKey, type QueueName } from '../src/queues/catalog.ts';
 import { QueueRegistry } from '../src/queues/registry.ts';
 import { createRedis } from '../src/redis.ts';
 import { makeCloser } from '../src/shared/closer.ts';
 import { QUEUE_WORKERS } from './catalog.ts';
 import type { WorkerContext } from './context.ts';
+
+type AnyQueueWorker = (typeof QUEUE_WORKERS)[QueueName];
 
 export interface RunningWorkers {
   readonly queues: readonly string[];
@@ -16,15 +20,33 @@ export interface RunningWorkers {
   close(): Promise<void>;
 }
 
-export function knownQueues(): string[] {
-  return QUEUE_WORKERS.map((w) => w.queue);
+/**
+ * The processor of one queue: finds the job's handler by its name, checks its payload against
+ * the catalog (an invalid one fails for good) and runs it.
+ */
+function dispatcher(worker: AnyQueueWorker, context: WorkerContext): (job: Job) => Promise<unknown> {
+  const byName = new Map<string, (job: Job) => Promise<unknown>>();
+  // Each handler is typed for its own job's payload; jobPayload checks it against that job's schema.
+  for (const [key, handler] of Object.entries(worker.handlers) as [JobKey, (data: unknown, job: Job, ctx: WorkerContext) => Promise<unknown>][]) {
+    const def: JobDefinition<z.ZodType> = JOBS[key];
+    byName.set(def.name, (job) => handler(jobPayload(def, job), job, context));
+  }
+  return (job) => {
+    const run = byName.get(job.name);
+    if (!run) throw new UnrecoverableError(`job ${job.id} has the unknown name ${job.name}`);
+    return run(job);
+  };
+}
+
+function isQueueName(name: string): name is QueueName {
+  return (QUEUES as readonly string[]).includes(name);
 }
 
 /** Starts BullMQ workers for the named queues (all when `names` is empty) in this process. */
 export async function startWorkers(config: Config, names: readonly string[], log: Logger = createLogger(config.LOG_LEVEL, { role: 'worker' })): Promise<RunningWorkers> {
-  const unknown = names.filter((n) => !QUEUE_WORKERS.some((w) => w.queue === n));
-  if (unknown.length) throw new Error(`unknown queue ${unknown.join(', ')}; known: ${knownQueues().join(', ') || 'none'}`);
-  const chosen = names.length ? QUEUE_WORKERS.filter((w) => names.includes(w.queue)) : QUEUE_WORKERS;
+  const unknown = names.filter((n) => !isQueueName(n));
+  if (unknown.length) throw new Error(`unknown queue ${unknown.join(', ')}; known: ${QUEUES.join(', ')}`);
+  const chosen: AnyQueueWorker[] = QUEUES.filter((q) => !names.length || names.includes(q)).map((q) => QUEUE_WORKERS[q]);
 
   const db = createDb({ url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, applicationName: 'radar-worker', connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS });
   const queueRedis = createRedis(config.REDIS_URL, { blocking: true, name: 'radar-worker-queues' });
@@ -37,7 +59,7 @@ export async function startWorkers(config: Config, names: readonly string[], log
   for (const c of connections) c.on('error', (err) => log.debug({ err }, 'redis connection error'));
   const workers = chosen.map((def, i) => {
     // BullMQ duplicates this connection for its blocking reads and closes only the duplicate.
-    const worker = new Worker(def.queue, (job) => def.process(job, context), {
+    const worker = new Worker(def.queue, dispatcher(def, context), {
       connection: connections[i]!,
       prefix: config.QUEUE_PREFIX,
       concurrency: def.concurrency?.(context) ?? config.WORKER_CONCURRENCY,

@@ -1,15 +1,14 @@
-import { UnrecoverableError } from 'bullmq';
+import { USAGE_QUEUE } from '../src/queues/catalog.ts';
 import { insertUsage } from '../src/relay/repo.ts';
-import { USAGE_QUEUE, UsageJobSchema } from '../src/relay/usage-job.ts';
 import type { QueueWorker } from './definition.ts';
 
 /** Stores the relay's metered calls; each job is one batch, inserted in one statement. */
-export const usageWorker: QueueWorker = {
+export const usageWorker: QueueWorker<typeof USAGE_QUEUE> = {
   queue: USAGE_QUEUE,
-  async process(job, ctx) {
-    const parsed = UsageJobSchema.safeParse(job.data);
-    if (!parsed.success) throw new UnrecoverableError(`invalid usage job: ${parsed.error.issues[0]!.message}`);
-    await insertUsage(ctx.db, parsed.data.rows);
-    return { stored: parsed.data.rows.length };
+  handlers: {
+    async usageCalls(data, _job, ctx) {
+      await insertUsage(ctx.db, data.rows);
+      return { stored: data.rows.length };
+    },
   },
 };

@@ -3,6 +3,7 @@ import { UnrecoverableError, type Job, type JobsOptions } from 'bullmq';
 import { z } from 'zod';
 import { RESOURCES } from '../auth/scopes.ts';
 import { IDENTIFIER_PATTERN } from '../ingest/schemas.ts';
+import { UsageJobSchema } from '../relay/usage-job.ts';
 import type { QueueRegistry } from './registry.ts';
 
 /**
@@ -11,7 +12,7 @@ import type { QueueRegistry } from './registry.ts';
  * where it is consumed.
  */
 export interface JobDefinition<S extends z.ZodType> {
-  readonly queue: string;
+  readonly queue: QueueName;
   readonly name: string;
   readonly schema: S;
   /** Same payload, same id: BullMQ stores one job however often it is enqueued. */
@@ -28,6 +29,14 @@ export function deterministicJobId(name: string, parts: readonly string[]): stri
 }
 
 export const INGEST_QUEUE = 'ingest';
+export const ROLLUP_QUEUE = 'rollup';
+export const GEO_QUEUE = 'geo';
+/** Metered relay calls (src/relay/meter.ts). */
+export const USAGE_QUEUE = 'usage';
+
+/** Every BullMQ queue, also the names `radar work --queues` accepts. */
+export const QUEUES = [INGEST_QUEUE, ROLLUP_QUEUE, USAGE_QUEUE, GEO_QUEUE] as const;
+export type QueueName = (typeof QUEUES)[number];
 
 const IngestApplyPayload = z.strictObject({
   site_id: z.uuid(),
@@ -35,16 +44,12 @@ const IngestApplyPayload = z.strictObject({
   batch_id: z.string().regex(IDENTIFIER_PATTERN),
 });
 
-export const ROLLUP_QUEUE = 'rollup';
-
 const RollupSitePayload = z.strictObject({
   site_id: z.uuid(),
   /** The coalescing slot the job was enqueued in (src/analytics/enqueue.ts). */
   slot: z.int().nonnegative(),
 });
 const RollupSweepPayload = z.strictObject({});
-
-export const GEO_QUEUE = 'geo';
 
 const GeoRunPayload = z.strictObject({ run_id: z.uuid() });
 const GeoScheduledRunPayload = z.strictObject({ site_id: z.uuid() });
@@ -117,7 +122,26 @@ export const JOBS = {
     jobId: () => 'rollup-sweep',
     options: { removeOnComplete: true, removeOnFail: 100 },
   } satisfies JobDefinition<typeof RollupSweepPayload>,
+  /**
+   * Stores a batch of metered relay calls (workers/usage.ts). Its name predates the catalog's
+   * `queue.verb` names; jobs already queued carry it. Each call is in exactly one batch, so the
+   * first call's id names the batch.
+   */
+  usageCalls: {
+    queue: USAGE_QUEUE,
+    name: 'calls',
+    schema: UsageJobSchema,
+    jobId: (d) => `usage-${d.rows[0]!.id}`,
+    options: { attempts: 8, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: true, removeOnFail: 1000 },
+  } satisfies JobDefinition<typeof UsageJobSchema>,
 } as const;
+
+export type Jobs = typeof JOBS;
+export type JobKey = keyof Jobs;
+/** The payload of catalog job `K`, as its processor receives it. */
+export type PayloadOf<K extends JobKey> = z.output<Jobs[K]['schema']>;
+/** The catalog keys of the jobs that run on queue `Q`. */
+export type JobsOn<Q extends QueueName> = { [K in JobKey]: Jobs[K]['queue'] extends Q ? K : never }[JobKey];
 
 export async function enqueue<S extends z.ZodType>(queues: QueueRegistry, def: JobDefinition<S>, data: z.output<S>): Promise<void> {
   await queues.get(def.queue).add(def.name, data, { ...def.options, jobId: def.jobId(data) });

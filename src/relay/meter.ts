@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '../log.ts';
+import { enqueue, JOBS } from '../queues/catalog.ts';
 import type { QueueRegistry } from '../queues/registry.ts';
 import type { UsageRow } from './repo.ts';
-import { USAGE_QUEUE } from './usage-job.ts';
 
 export interface MeterOptions {
   /** Longest a metered call waits in memory before it is enqueued. @defaultValue 250 */
@@ -46,9 +46,7 @@ export class Meter {
     if (this.rows.length > 0) {
       const rows = this.rows;
       this.rows = [];
-      const added = this.queues
-        .get(USAGE_QUEUE)
-        .add('calls', { rows }, { attempts: 8, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: true, removeOnFail: 1000 })
+      const added = enqueue(this.queues, JOBS.usageCalls, { rows })
         .catch((err: unknown) => this.log.warn({ err, calls: rows.length }, 'usage rows could not be enqueued; they are lost'))
         .finally(() => this.pending.delete(added));
       this.pending.add(added);

@@ -1,8 +1,5 @@
 import { z } from 'zod';
 
-/** The BullMQ queue metered calls travel through (`radar work --queues usage`). */
-export const USAGE_QUEUE = 'usage';
-
 const tokens = z.number().int().min(0).nullable();
 
 export const UsageRowSchema = z.object({

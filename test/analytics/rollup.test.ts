@@ -53,7 +53,7 @@ describe('rollup jobs', () => {
     const schedulers = await app.workers!.context.queues.get(ROLLUP_QUEUE).getJobSchedulers();
     assert.deepEqual(schedulers.map((s) => [s.key, s.every]), [['rollup-sweep', 30_000]]);
     await markAllDirty(app, site.siteId);
-    const swept = await rollupWorker.process({ id: 'sweep-test', name: 'rollup.sweep', data: {} } as Job, app.workers!.context);
+    const swept = await rollupWorker.handlers.rollupSweep({}, { id: 'sweep-test' } as Job, app.workers!.context);
     assert.equal(swept, 1);
     await waitForRollups(app, site.siteId);
   });
