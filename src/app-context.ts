@@ -1,12 +1,21 @@
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/env.ts';
+import type { SharedSnapshots } from './analytics/snapshot.ts';
+import type { CredentialLookups } from './auth/authenticate.ts';
 import type { Db } from './db/connection.ts';
+import type { AuditWaiter } from './geo/audit-waiter.ts';
+import type { BatchCompletions } from './ingest/completions.ts';
+import type { Gate } from './ingest/gate.ts';
 import type { RateLimiter } from './limits/rate-limiter.ts';
 import type { Logger } from './log.ts';
 import type { Metrics } from './metrics/registry.ts';
 import type { QueueRegistry } from './queues/registry.ts';
+import type { Relay } from './relay/relay.ts';
 
-/** The long-lived parts a front-door handler works with; built once per process. */
+/**
+ * The long-lived parts a front-door handler works with; built once per process, in one place
+ * (src/front-door.ts), which also closes them.
+ */
 export interface AppContext {
   readonly config: Config;
   readonly db: Db;
@@ -17,4 +26,13 @@ export interface AppContext {
   readonly limiter: RateLimiter;
   readonly metrics: Metrics;
   readonly log: Logger;
+  readonly credentials: CredentialLookups;
+  readonly ingestGate: Gate;
+  /** Wakes ingest requests waiting for their batch. */
+  readonly batchCompletions: BatchCompletions;
+  /** Wakes audit requests waiting for their audit. */
+  readonly auditWaiter: AuditWaiter;
+  readonly relay: Relay;
+  /** Analytics reads over several connections of `db` in one snapshot. */
+  readonly snapshots: SharedSnapshots;
 }

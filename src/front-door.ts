@@ -1,25 +1,28 @@
 import type { Config } from '../config/env.ts';
 import type { AppContext } from './app-context.ts';
 import { createDb } from './db/connection.ts';
-import { closeAuditWaiter } from './geo/audit-waiter.ts';
+import { SharedSnapshots } from './analytics/snapshot.ts';
+import { CredentialLookups } from './auth/authenticate.ts';
+import { AuditWaiter } from './geo/audit-waiter.ts';
 import { CONSOLE_DIR, ConsoleFiles } from './http/console-files.ts';
 import { allRoutes } from './http/routes.ts';
-import { closeBatchCompletions } from './ingest/completions.ts';
 import { startServer, type RunningServer } from './http/server.ts';
+import { BatchCompletions } from './ingest/completions.ts';
+import { Gate } from './ingest/gate.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
 import { createLogger, type Logger } from './log.ts';
 import { Metrics } from './metrics/registry.ts';
 import { QUEUES } from './queues/catalog.ts';
 import { QueueRegistry } from './queues/registry.ts';
 import { createRedis } from './redis.ts';
-import { closeRelay } from './relay/relay.ts';
+import { Relay } from './relay/relay.ts';
 import { makeCloser } from './shared/closer.ts';
 
 export interface FrontDoor {
   readonly port: number;
   readonly app: AppContext;
   readonly server: RunningServer;
-  /** Stops accepting, finishes in-flight requests, closes queues and pools. */
+  /** Stops accepting, finishes in-flight requests, closes queues and pools, all within SHUTDOWN_TIMEOUT_MS. */
   close(): Promise<void>;
 }
 
@@ -33,7 +36,22 @@ export async function startFrontDoor(config: Config, log: Logger = createLogger(
   const queues = new QueueRegistry(queueRedis, config.QUEUE_PREFIX);
   const limiter = new RateLimiter(redis, config.QUEUE_PREFIX, log);
   const metrics = new Metrics();
-  const app: AppContext = { config, db, redis, queues, limiter, metrics, log };
+  const app: AppContext = {
+    config,
+    db,
+    redis,
+    queues,
+    limiter,
+    metrics,
+    log,
+    credentials: new CredentialLookups(db),
+    // Half the pool, so ingest leaves connections for every other route.
+    ingestGate: new Gate(Math.max(1, Math.floor(config.DATABASE_POOL_SIZE / 2))),
+    batchCompletions: new BatchCompletions(db, log),
+    auditWaiter: new AuditWaiter({ config, db, log }),
+    relay: new Relay({ db, queues, redis, redisPrefix: config.QUEUE_PREFIX, log: log.child({ component: 'relay' }) }),
+    snapshots: new SharedSnapshots(db),
+  };
   metrics.collectFrom(app, QUEUES);
 
   const consoleFiles = new ConsoleFiles();
@@ -43,15 +61,15 @@ export async function startFrontDoor(config: Config, log: Logger = createLogger(
   log.info({ host: config.HOST, port: server.port }, 'front door listening');
 
   const close = makeCloser(() => [
-    { name: 'http', run: async () => {
+    { name: 'http', run: async (msLeft) => {
       draining = true;
-      const { unfinished } = await server.close(config.SHUTDOWN_TIMEOUT_MS);
+      const { unfinished } = await server.close(msLeft);
       if (unfinished) log.warn({ unfinished }, 'requests still running at shutdown');
     } },
-    { name: 'ingest completions', run: () => closeBatchCompletions(app) },
-    { name: 'geo audit events', run: () => closeAuditWaiter(app) },
+    { name: 'ingest completions', run: () => app.batchCompletions.close() },
+    { name: 'geo audit events', run: () => app.auditWaiter.close() },
     // After http (no request uses the relay any more), before queues (the meter flushes into them).
-    { name: 'relay', run: () => closeRelay(app) },
+    { name: 'relay', run: () => app.relay.close() },
     { name: 'queues', run: () => queues.close() },
     // quit() on a connection that is not up never settles (or rejects at once) and leaves
     // its reconnect timer running, which keeps the process alive: only quit what is ready.

@@ -1,31 +1,16 @@
-import { ModelAsker } from '../src/geo/ask.ts';
 import { auditPage } from '../src/geo/audit/audit.ts';
 import { findAudit, findConfig, finishAudit, insertRun } from '../src/geo/repo.ts';
 import { executeRun } from '../src/geo/run.ts';
 import { applySchedule, restoreGeoJobs } from '../src/geo/schedule.ts';
 import { GEO_QUEUE } from '../src/queues/catalog.ts';
-import type { WorkerContext } from './context.ts';
 import type { QueueWorker } from './definition.ts';
-
-const askers = new WeakMap<WorkerContext, ModelAsker>();
-
-/** The process's asker: its per-channel limits hold across every run the process executes. */
-function askerFor(ctx: WorkerContext): ModelAsker {
-  let a = askers.get(ctx);
-  if (!a) askers.set(ctx, (a = new ModelAsker(ctx.db, ctx.log.child({ component: 'geo' }))));
-  return a;
-}
-
-function runDeps(ctx: WorkerContext) {
-  return { db: ctx.db, log: ctx.log, asker: askerFor(ctx) };
-}
 
 /** GEO runs (manual and scheduled) and page audits (src/geo). */
 export const geoWorker: QueueWorker<typeof GEO_QUEUE> = {
   queue: GEO_QUEUE,
   handlers: {
     async geoRun({ run_id }, job, ctx) {
-      const outcome = await executeRun(runDeps(ctx), run_id);
+      const outcome = await executeRun(ctx, run_id);
       ctx.log.info({ jobId: job.id, runId: run_id, ...outcome }, 'GEO run finished');
       return outcome?.status ?? 'skipped';
     },
@@ -39,7 +24,7 @@ export const geoWorker: QueueWorker<typeof GEO_QUEUE> = {
       // The slot the scheduler fired for; a slot delivered twice makes one run.
       const slot = new Date(job.opts.prevMillis ?? job.timestamp);
       const runId = await insertRun(ctx.db, { siteId: site_id, trigger: 'schedule', scheduledFor: slot, models: config.models });
-      const outcome = await executeRun(runDeps(ctx), runId);
+      const outcome = await executeRun(ctx, runId);
       ctx.log.info({ jobId: job.id, runId, siteId: site_id, ...outcome }, 'scheduled GEO run finished');
       return outcome?.status ?? 'skipped';
     },
@@ -54,6 +39,5 @@ export const geoWorker: QueueWorker<typeof GEO_QUEUE> = {
   },
   async onStart(ctx) {
     await restoreGeoJobs(ctx.db, ctx.queues, ctx.config.RADAR_TZ);
-    return { close: async () => askers.get(ctx)?.close() };
   },
 };

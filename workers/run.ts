@@ -2,6 +2,7 @@ import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { z } from 'zod';
 import type { Config } from '../config/env.ts';
 import { createDb } from '../src/db/connection.ts';
+import { ModelAsker } from '../src/geo/ask.ts';
 import { createLogger, type Logger } from '../src/log.ts';
 import { recordJobDuration } from '../src/metrics/job-durations.ts';
 import { jobPayload, JOBS, QUEUES, type JobDefinition, type JobKey, type QueueName } from '../src/queues/catalog.ts';
@@ -10,6 +11,7 @@ import { createRedis } from '../src/redis.ts';
 import { makeCloser } from '../src/shared/closer.ts';
 import { QUEUE_WORKERS } from './catalog.ts';
 import type { WorkerContext } from './context.ts';
+import { RollupRequests } from './ingest.ts';
 
 type AnyQueueWorker = (typeof QUEUE_WORKERS)[QueueName];
 
@@ -52,7 +54,15 @@ export async function startWorkers(config: Config, names: readonly string[], log
   const queueRedis = createRedis(config.REDIS_URL, { blocking: true, name: 'radar-worker-queues' });
   queueRedis.on('error', (err) => log.debug({ err }, 'redis connection error'));
   const queues = new QueueRegistry(queueRedis, config.QUEUE_PREFIX);
-  const context: WorkerContext = { config, db, queues, redis: queueRedis, log };
+  const context: WorkerContext = {
+    config,
+    db,
+    queues,
+    redis: queueRedis,
+    log,
+    asker: new ModelAsker(db, log.child({ component: 'geo' })),
+    rollupRequests: new RollupRequests(queues),
+  };
 
   const connections = chosen.map((def) => createRedis(config.REDIS_URL, { blocking: true, name: `radar-worker-${def.queue}` }));
   // Without a listener, ioredis reports every failed reconnect as an unhandled error event.
@@ -86,6 +96,8 @@ export async function startWorkers(config: Config, names: readonly string[], log
 
   const close = makeCloser(() => [
     { name: 'background tasks', run: () => Promise.all(started.map((s) => s.close())) },
+    // Ends the model calls of GEO runs at once: a run cut off here is retried from what it stored.
+    { name: 'geo asker', run: () => context.asker.close() },
     // close() waits for active jobs; the closer's timeout bounds it, and a job cut off
     // there is handed back to the queue as stalled and retried by another worker.
     { name: 'workers', run: () => Promise.all(workers.map((w) => w.close())) },

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Scope } from '../auth/scopes.ts';
-import type { Db } from '../db/connection.ts';
+import type { SharedSnapshots } from './snapshot.ts';
 import { route, type Route } from '../http/route.ts';
 import { parseQuery } from '../http/validate.ts';
 import { AnalyticsQuerySchema, TimeseriesQuerySchema, type AnalyticsQuery } from './schemas.ts';
@@ -12,7 +12,7 @@ interface View<S extends z.ZodType<AnalyticsQuery>> {
   summary: string;
   scopes: Scope[];
   schema: S;
-  run(db: Db, siteId: string, w: Window, query: z.output<S>, now: number): Promise<ViewAnswer<unknown>>;
+  run(snapshots: SharedSnapshots, siteId: string, w: Window, query: z.output<S>, now: number): Promise<ViewAnswer<unknown>>;
 }
 
 /**
@@ -35,7 +35,7 @@ function viewRoute<S extends z.ZodType<AnalyticsQuery>>(v: View<S>): Route {
       const query = parseQuery(v.schema, ctx);
       const now = Date.now();
       const w = resolveWindow(query, app.config.RADAR_TZ, now);
-      return { body: await v.run(app.db, ctx.params.siteId!.toLowerCase(), w, query, now) };
+      return { body: await v.run(app.snapshots, ctx.params.siteId!.toLowerCase(), w, query, now) };
     },
   });
 }

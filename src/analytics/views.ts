@@ -1,10 +1,9 @@
-import type { Db } from '../db/connection.ts';
 import { addBuckets, addPeriod, rangeArrays, type RangeArrays } from './cover.ts';
 import { isoInstant } from './calendar.ts';
 import { hourCore, loadDays, total, type Coverage, type DayData, type Freshness } from './days.ts';
 import { currenciesOf, Figures, ratio, scale, subtract, type Money } from './figures.ts';
 import { campaigns, distinctUsers, funnelSteps, retentionCells, sources, subscriptionState, type ChunkPart, type Queryable } from './repo.ts';
-import { inSharedSnapshot } from './snapshot.ts';
+import type { SharedSnapshots } from './snapshot.ts';
 import { periods, type Interval, type Window } from './window.ts';
 
 /** Every analytics answer (CONTRACT §5). */
@@ -27,8 +26,8 @@ interface ViewResult<D> {
  * freshness agree with each other. `compute` awaits the day figures when it needs them; on a
  * pool too small for separate lanes it runs after them on their connection.
  */
-async function answer<D>(db: Db, siteId: string, w: Window, compute: (t: readonly Queryable[], days: Promise<DayData>) => Promise<ViewResult<D>>, lanes = 2): Promise<ViewAnswer<D>> {
-  const [days, { data, money }] = await inSharedSnapshot(db, lanes, async ([first, ...rest]) => {
+async function answer<D>(snapshots: SharedSnapshots, siteId: string, w: Window, compute: (t: readonly Queryable[], days: Promise<DayData>) => Promise<ViewResult<D>>, lanes = 2): Promise<ViewAnswer<D>> {
+  const [days, { data, money }] = await snapshots.read(lanes, async ([first, ...rest]) => {
     const days = loadDays([first!], siteId, w);
     if (rest.length === 0) {
       // One connection runs one query at a time: the day figures first, then the view's reads.
@@ -77,8 +76,8 @@ function uptime(t: Figures) {
   return { ratio: ratio(healthy! + degraded!, healthy! + degraded! + down!), healthy, degraded, down, unknown };
 }
 
-export function overview(db: Db, siteId: string, w: Window, now: number) {
-  return answer(db, siteId, w, async ([tx], days) => {
+export function overview(snapshots: SharedSnapshots, siteId: string, w: Window, now: number) {
+  return answer(snapshots, siteId, w, async ([tx], days) => {
     const users = await distinctUsers(tx!, siteId, ['visitors', 'active'], whole(w));
     const subs = await subscriptions(tx!, siteId, w, now);
     const { totals: t } = await days;
@@ -106,10 +105,10 @@ export function overview(db: Db, siteId: string, w: Window, now: number) {
 }
 
 /** Timeseries has no reads of its own: the day figures, their per-day values on a lane of their own. */
-export async function timeseries(db: Db, siteId: string, w: Window, interval: Interval) {
+export async function timeseries(snapshots: SharedSnapshots, siteId: string, w: Window, interval: Interval) {
   // Other zones read their days as ranges of buckets, all on one connection.
   const lanes = hourCore(w) ? 2 : 1;
-  const { days, summaryDays, coverage, freshness } = await inSharedSnapshot(db, lanes, (t) => loadDays(t, siteId, w, TIMESERIES_METRICS));
+  const { days, summaryDays, coverage, freshness } = await snapshots.read(lanes, (t) => loadDays(t, siteId, w, TIMESERIES_METRICS));
   const money: Money[] = [];
   const buckets = periods(w, interval).map(({ period, days: idx }) => {
     const t = total(days, idx);
@@ -141,8 +140,8 @@ export async function timeseries(db: Db, siteId: string, w: Window, interval: In
 /** What timeseries reads per day, besides what every view does (PRESENCE_METRICS). */
 const TIMESERIES_METRICS = ['visits', 'registrations', 'activations', 'paid_orders', 'receipts', 'refunds', 'costs'];
 
-export function finance(db: Db, siteId: string, w: Window, now: number) {
-  return answer(db, siteId, w, async ([tx], days) => {
+export function finance(snapshots: SharedSnapshots, siteId: string, w: Window, now: number) {
+  return answer(snapshots, siteId, w, async ([tx], days) => {
     const subs = await subscriptions(tx!, siteId, w, now);
     const { totals: t } = await days;
     const receipts = t.money('receipts');
@@ -184,8 +183,8 @@ function presentSource(f: SourceFigures) {
   return { ...f, cac, roas };
 }
 
-export function acquisition(db: Db, siteId: string, w: Window) {
-  return answer(db, siteId, w, async ([tx]) => {
+export function acquisition(snapshots: SharedSnapshots, siteId: string, w: Window) {
+  return answer(snapshots, siteId, w, async ([tx]) => {
     const rows = await sources(tx!, siteId, whole(w));
     const known = await campaigns(tx!, siteId);
     const campaignOf = new Map(known.map((c) => [c.campaign_id, c]));
@@ -222,8 +221,8 @@ const FUNNEL = [
   { step: 'order_paid', kind: 'paid' },
 ] as const;
 
-export function funnel(db: Db, siteId: string, w: Window) {
-  return answer(db, siteId, w, async (t) => {
+export function funnel(snapshots: SharedSnapshots, siteId: string, w: Window) {
+  return answer(snapshots, siteId, w, async (t) => {
     const rows = await inParts(t, (tx, part) => funnelSteps(tx, siteId, FUNNEL.map((s) => s.kind), whole(w), part));
     const users = FUNNEL.map((_, i) => rows.reduce((n, r) => (r.step === i + 1 ? n + r.users : n), 0));
     const steps = FUNNEL.map((s, i) => ({
@@ -238,8 +237,8 @@ export function funnel(db: Db, siteId: string, w: Window) {
 /** 0001-01-01, the earliest timestamp ingest accepts: where "before the window" starts. */
 const BEGINNING = new Date(0).setUTCFullYear(1, 0, 1);
 
-export function retention(db: Db, siteId: string, w: Window) {
-  return answer(db, siteId, w, async (t) => {
+export function retention(snapshots: SharedSnapshots, siteId: string, w: Window) {
+  return answer(snapshots, siteId, w, async (t) => {
     const weeks = periods(w, 'week').map((p) => p.period);
     const ranges = rangeArrays(weeks.map((p, i) => ({ from: p.from, to: p.to, group: i })));
     // Group -1, everything before the window: whole months from the beginning, then the rest.

@@ -1,4 +1,5 @@
 import type { AppContext } from '../app-context.ts';
+import type { Db } from '../db/connection.ts';
 import { HttpError } from '../errors/http-error.ts';
 import type { RequestContext } from '../http/context.ts';
 import { readCookie, SESSION_COOKIE } from './cookies.ts';
@@ -39,27 +40,29 @@ export async function authenticate(ctx: RequestContext, app: AppContext): Promis
  * Concurrent lookups of one credential share one query: an ingest client sends many requests
  * at once with one credential, and a query each queues on the pool under a burst. A request
  * sees the row as of a query that started at most one query's duration before it arrived, so
- * expiry and revocation still take effect at once.
+ * expiry and revocation still take effect at once. One per front door (AppContext).
  */
-const credentialLookups = new WeakMap<AppContext, Map<string, Promise<CredentialAuthRow | null>>>();
+export class CredentialLookups {
+  private readonly inflight = new Map<string, Promise<CredentialAuthRow | null>>();
 
-function findCredential(app: AppContext, digest: Buffer): Promise<CredentialAuthRow | null> {
-  let inflight = credentialLookups.get(app);
-  if (!inflight) credentialLookups.set(app, (inflight = new Map()));
-  const key = digest.toString('hex');
-  let lookup = inflight.get(key);
-  if (!lookup) {
-    lookup = findCredentialByHash(app.db, digest).finally(() => inflight.delete(key));
-    inflight.set(key, lookup);
+  constructor(private readonly db: Db) {}
+
+  find(digest: Buffer): Promise<CredentialAuthRow | null> {
+    const key = digest.toString('hex');
+    let lookup = this.inflight.get(key);
+    if (!lookup) {
+      lookup = findCredentialByHash(this.db, digest).finally(() => this.inflight.delete(key));
+      this.inflight.set(key, lookup);
+    }
+    return lookup;
   }
-  return lookup;
 }
 
 async function authenticateCredential(secret: string, app: AppContext): Promise<Principal> {
   const kind = (Object.keys(CREDENTIAL_PREFIX) as CredentialKind[]).find((k) => secret.startsWith(CREDENTIAL_PREFIX[k]));
   if (!kind) throw unauthenticated('credential must start with rdr_read_ or rdr_ingest_');
   const digest = hashSecret(secret);
-  const row = await findCredential(app, digest);
+  const row = await app.credentials.find(digest);
   if (!row || !sameDigest(row.secret_hash, digest) || row.kind !== kind) throw unauthenticated('credential is unknown');
   if (row.revoked_at) throw unauthenticated('credential was revoked');
   if (row.expires_at.getTime() <= Date.now()) throw unauthenticated('credential has expired');

@@ -6,8 +6,6 @@ import type { RequestContext } from '../http/context.ts';
 import { route, type Route, type RouteDocs } from '../http/route.ts';
 import { parseBody, parseQuery } from '../http/validate.ts';
 import { enqueue, JOBS } from '../queues/catalog.ts';
-import { relayFor } from '../relay/relay.ts';
-import { auditWaiter } from './audit-waiter.ts';
 import { AUDIT_LIMITS } from './audit/fetch.ts';
 import { pageOf, presentAnswer, presentAudit, presentCitedUrl, presentConfig, presentPrompt, presentRun } from './present.ts';
 import { overview, traffic, trends } from './reports.ts';
@@ -42,7 +40,7 @@ function geo(method: Route['method'], path: string, scopes: Scope[], docs: Omit<
 
 /** 400 listing every configured model the relay does not know (ids are exact, case-sensitive). */
 async function checkModels(app: AppContext, models: readonly string[]): Promise<void> {
-  const directory = relayFor(app).directory;
+  const directory = app.relay.directory;
   const errors: FieldError[] = [];
   await Promise.all(
     models.map((m, i) =>
@@ -120,7 +118,7 @@ async function postAudit(ctx: RequestContext, app: AppContext) {
     return { body: presentAudit(audit) };
   }
   await enqueue(app.queues, JOBS.geoAudit, job);
-  return { body: presentAudit(await auditWaiter(app).wait(app, audit.id, AUDIT_WAIT_MS, ctx.reply.signal)) };
+  return { body: presentAudit(await app.auditWaiter.wait(audit.id, AUDIT_WAIT_MS, ctx.reply.signal)) };
 }
 
 /** Every GEO endpoint (spec 4.6, CONTRACT §2 scopes, §6); GETs start nothing. */

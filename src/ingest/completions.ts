@@ -1,4 +1,3 @@
-import type { AppContext } from '../app-context.ts';
 import type { Db } from '../db/connection.ts';
 import type { Logger } from '../log.ts';
 import type { AbortWatch } from '../shared/abort.ts';
@@ -46,7 +45,8 @@ function parseNotification(payload: string): { key: string; outcome: BatchOutcom
  * NOTIFY is sent at commit, in the transaction that applied the batch, so it can neither come
  * before the receipt is readable nor be sent for a batch that rolled back. A notification
  * lost while the connection is down costs only latency: on reconnect every waiter re-reads its
- * batch, and each waiter re-reads it at its deadline anyway.
+ * batch, and each waiter re-reads it at its deadline anyway. One per front door (AppContext),
+ * listening from the first ingest request on.
  */
 export class BatchCompletions {
   private readonly waiters = new Map<string, Set<Waiter>>();
@@ -159,17 +159,4 @@ export class BatchCompletions {
   private wakeAll(): void {
     for (const key of this.waiters.keys()) this.wake(key, null);
   }
-}
-
-const perApp = new WeakMap<AppContext, BatchCompletions>();
-
-/** The process's listener, started on the first ingest request. */
-export function batchCompletions(app: AppContext): BatchCompletions {
-  let c = perApp.get(app);
-  if (!c) perApp.set(app, (c = new BatchCompletions(app.db, app.log)));
-  return c;
-}
-
-export async function closeBatchCompletions(app: AppContext): Promise<void> {
-  await perApp.get(app)?.close();
 }

@@ -1,13 +1,12 @@
-import type { AppContext } from '../app-context.ts';
 import { isConnectivityError } from '../errors/connectivity.ts';
 import { unavailable } from '../errors/http-error.ts';
 
 /**
- * Bounds how many ingest requests use PostgreSQL at once, to half the pool. Without it a burst
+ * Bounds how many ingest requests use PostgreSQL at once. Without it a burst
  * queues on the pool itself, whose wait is capped by the connect timeout meant to detect a
  * PostgreSQL that is down, and requests that only had to wait their turn get 503. Waiting here
  * holds no connection. When PostgreSQL is really unreachable, the waiting requests fail at
- * once instead of each waiting out the connect timeout in turn.
+ * once instead of each waiting out the connect timeout in turn. One per front door (AppContext).
  */
 export class Gate {
   private active = 0;
@@ -32,12 +31,4 @@ export class Gate {
       else this.active--;
     }
   }
-}
-
-const perApp = new WeakMap<AppContext, Gate>();
-
-export function ingestGate(app: AppContext): Gate {
-  let g = perApp.get(app);
-  if (!g) perApp.set(app, (g = new Gate(Math.max(1, Math.floor(app.config.DATABASE_POOL_SIZE / 2)))));
-  return g;
 }

@@ -7,8 +7,7 @@ import { ingestQuotaOf } from '../limits/site-limits.ts';
 import { enqueue, JOBS } from '../queues/catalog.ts';
 import type { AbortWatch } from '../shared/abort.ts';
 import { canonicalBatch, formatDigest } from './canonical.ts';
-import { batchCompletions, type BatchWatch } from './completions.ts';
-import { ingestGate } from './gate.ts';
+import type { BatchWatch } from './completions.ts';
 import { presentReceipt, receiptPath, type BatchKey, type BatchRow } from './receipt.ts';
 import { acceptBatch, batchChannelKey, findBatch } from './repo.ts';
 import { BATCH_SCHEMAS, type IngestBatch } from './schemas.ts';
@@ -51,7 +50,7 @@ export async function ingestBatch(ctx: RequestContext, app: AppContext, resource
 
   const respondAsync = prefersAsync(ctx.headers.prefer);
   // Watch before enqueueing: a fast worker may finish before enqueue() even returns.
-  const watch = respondAsync ? null : batchCompletions(app).watch(batchChannelKey(key));
+  const watch = respondAsync ? null : app.batchCompletions.watch(batchChannelKey(key));
   try {
     await enqueueApply(app, key);
     if (!watch) return accepted(stored, key, replay, true);
@@ -67,7 +66,7 @@ async function accept(app: AppContext, key: BatchKey, b: Parameters<typeof accep
   // No row means a concurrent request inserted this identity after our snapshot; by the
   // second try it is committed and visible.
   for (let i = 0; i < 3; i++) {
-    const row = await ingestGate(app).run(() => acceptBatch(app.db, key, b));
+    const row = await app.ingestGate.run(() => acceptBatch(app.db, key, b));
     if (row) return row;
   }
   throw new Error(`batch ${key.batchId} neither inserted nor found`);
@@ -103,7 +102,7 @@ async function waitUntilFinished(app: AppContext, stored: BatchRow, watch: Batch
     if (outcome?.status === 'completed') {
       return { ...stored, status: 'completed', applied: outcome.applied, unchanged: outcome.unchanged, completed_at: outcome.completedAt };
     }
-    const row = await ingestGate(app).run(() => findBatch(app.db, key));
+    const row = await app.ingestGate.run(() => findBatch(app.db, key));
     if (!row) throw new Error(`batch ${key.batchId} disappeared while queued`);
     if (row.status !== 'queued' || Date.now() >= deadline || signal.aborted) return row;
   }

@@ -1,5 +1,4 @@
 import type { Redis } from 'ioredis';
-import type { AppContext } from '../app-context.ts';
 import type { Db } from '../db/connection.ts';
 import type { Logger } from '../log.ts';
 import type { QueueRegistry } from '../queues/registry.ts';
@@ -13,7 +12,7 @@ import { UpstreamPools } from './upstream.ts';
 
 /**
  * The relay's long-lived parts: key and directory caches, upstream pools and the meter.
- * The HTTP routes use the front door's instance (`relayFor`); other features (GEO) may
+ * The HTTP routes use the front door's instance (AppContext); other features (GEO) may
  * build their own and ask models through `callModel` without going through HTTP.
  */
 export class Relay {
@@ -42,22 +41,4 @@ export class Relay {
   async close(): Promise<void> {
     await Promise.allSettled([this.meter.flush(), this.pools.close()]);
   }
-}
-
-const relays = new WeakMap<AppContext, Relay>();
-
-/** The front door's relay, built on first use. */
-export function relayFor(app: AppContext): Relay {
-  let relay = relays.get(app);
-  if (!relay) {
-    relay = new Relay({ db: app.db, queues: app.queues, redis: app.redis, redisPrefix: app.config.QUEUE_PREFIX, log: app.log.child({ component: 'relay' }) });
-    relays.set(app, relay);
-  }
-  return relay;
-}
-
-/** Shutdown step of the front door; a no-op when the relay was never used. */
-export async function closeRelay(app: AppContext): Promise<void> {
-  await relays.get(app)?.close();
-  relays.delete(app);
 }

@@ -9,7 +9,6 @@ import type { Model } from './directory.ts';
 import { meteredCost, type MeteredCost } from './money.ts';
 import { estimateOf, reservationFor, type Ticket } from './spend.ts';
 import type { Protocol } from './protocol.ts';
-import { relayFor } from './relay.ts';
 import { isStream, parseRelayRequest, RELAY_BODY_SCHEMAS } from './request.ts';
 import { noUsage, type Usage } from './usage.ts';
 
@@ -20,7 +19,7 @@ const NO_COST: MeteredCost = { cost_nanos: null, currency: null, unpriced: false
 /** POST /v1/responses, /v1/chat/completions, /v1/embeddings: authenticate, route, deliver, meter. */
 function callHandler(protocol: Protocol): Route['handler'] {
   return async (ctx, app) => {
-    const relay = relayFor(app);
+    const relay = app.relay;
     const key = await relay.keys.authenticate(ctx.headers.authorization);
     const started = performance.now();
     const at = Date.now();
@@ -130,7 +129,7 @@ function listEntry(m: Model) {
 }
 
 async function keyOf(ctx: RequestContext, app: AppContext) {
-  const relay = relayFor(app);
+  const relay = app.relay;
   return { relay, key: await relay.keys.authenticate(ctx.headers.authorization) };
 }
 

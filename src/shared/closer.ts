@@ -1,31 +1,30 @@
+import pTimeout from 'p-timeout';
 import type { Logger } from '../log.ts';
 
 export interface CloseStep {
   name: string;
-  run: () => Promise<unknown>;
+  /** `msLeft`: what remains of the shutdown deadline when the step starts. */
+  run: (msLeft: number) => Promise<unknown>;
 }
 
 /**
- * Runs every cleanup step in order, even when one fails or hangs (each gets `timeoutMs`),
- * and returns once all are done. Called once per process; later calls share the promise.
+ * Runs every cleanup step in order, even when one fails or hangs, all within one deadline
+ * `timeoutMs` from the first call, and returns once all are done. A step still running at the
+ * deadline is left behind; the steps after it are still started, so connections close, but not
+ * waited for. Called once per process; later calls share the promise.
  */
 export function makeCloser(steps: () => readonly CloseStep[], log: Logger, timeoutMs: number): () => Promise<void> {
   let closing: Promise<void> | null = null;
   return () =>
     (closing ??= (async () => {
+      const deadline = Date.now() + timeoutMs;
       for (const step of steps()) {
-        let timer: NodeJS.Timeout | undefined;
+        const msLeft = Math.max(0, deadline - Date.now());
         try {
-          await Promise.race([
-            step.run(),
-            new Promise((_, reject) => {
-              timer = setTimeout(() => reject(new Error(`${step.name} did not finish in ${timeoutMs} ms`)), timeoutMs);
-            }),
-          ]);
+          // p-timeout wants a positive time; a step started past the deadline gets only a tick.
+          await pTimeout(step.run(msLeft), { milliseconds: Math.max(1, msLeft), message: `${step.name} did not finish within the ${timeoutMs} ms shutdown deadline` });
         } catch (err) {
           log.warn({ err, step: step.name }, 'shutdown step failed');
-        } finally {
-          clearTimeout(timer);
         }
       }
     })());

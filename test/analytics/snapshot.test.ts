@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { inSharedSnapshot } from '../../src/analytics/snapshot.ts';
+import { SharedSnapshots } from '../../src/analytics/snapshot.ts';
 import { createDb, type Db } from '../../src/db/connection.ts';
 import { testServices, type TestServices } from '../helpers/services.ts';
 
@@ -17,6 +17,7 @@ const look = (t: { one: Db['one'] }) => t.one<{ snap: string; n: number }>('SELE
 
 test('every lane reads one snapshot while other sessions keep committing', async () => {
   const db = createDb({ url: svc.config.DATABASE_URL, poolSize: 4, applicationName: 'radar-test-lanes' });
+  const snapshots = new SharedSnapshots(db);
   let writing = true;
   const writer = (async () => {
     while (writing) await svc.db.none('INSERT INTO ticks DEFAULT VALUES');
@@ -24,7 +25,7 @@ test('every lane reads one snapshot while other sessions keep committing', async
   try {
     const before = await svc.db.one<{ n: number }>('SELECT count(*)::int AS n FROM ticks');
     for (let i = 0; i < 10; i++) {
-      const seen = await inSharedSnapshot(db, 3, (t) => Promise.all(t.map(look)));
+      const seen = await snapshots.read(3, (t) => Promise.all(t.map(look)));
       assert.equal(seen.length, 3);
       for (const s of seen) assert.deepEqual(s, seen[0]);
     }
@@ -41,8 +42,9 @@ test('every lane reads one snapshot while other sessions keep committing', async
 test('many reads at once on a small pool all finish, with as many lanes as the pool allows', async () => {
   for (const poolSize of [2, 3]) {
     const db = createDb({ url: svc.config.DATABASE_URL, poolSize, applicationName: 'radar-test-lanes' });
+    const snapshots = new SharedSnapshots(db);
     try {
-      const reads = await Promise.all(Array.from({ length: 8 }, () => inSharedSnapshot(db, 3, (t) => Promise.all(t.map(look)))));
+      const reads = await Promise.all(Array.from({ length: 8 }, () => snapshots.read(3, (t) => Promise.all(t.map(look)))));
       for (const seen of reads) {
         assert.equal(seen.length, Math.min(3, poolSize));
         for (const s of seen) assert.equal(s.snap, seen[0]!.snap);
@@ -55,10 +57,11 @@ test('many reads at once on a small pool all finish, with as many lanes as the p
 
 test('a failing lane fails the read, after every lane has ended', async () => {
   const db = createDb({ url: svc.config.DATABASE_URL, poolSize: 2, applicationName: 'radar-test-lanes' });
+  const snapshots = new SharedSnapshots(db);
   try {
     let slowEnded = false;
     await assert.rejects(
-      inSharedSnapshot(db, 2, ([fast, slow]) => Promise.all([
+      snapshots.read(2, ([fast, slow]) => Promise.all([
         fast!.one('SELECT * FROM no_such_table'),
         (async () => {
           await slow!.one('SELECT pg_sleep(0.2)');
