@@ -1,4 +1,5 @@
 import { ConfigError } from '../../config/env.ts';
+import { MigrationMismatchError } from '../errors/migration-error.ts';
 import { UsageError, type Command } from './command.ts';
 
 /** Command names, longest first so `relay key create` wins over a shorter prefix. */
@@ -45,6 +46,7 @@ try {
   }
 } catch (err) {
   if (err instanceof UsageError || err instanceof ConfigError) fail(`${err.message}`, 2);
+  if (err instanceof MigrationMismatchError) fail(err.message, 1);
   const e = err as { code?: string; message?: string };
   if (e.code === '42P01' || e.code === '3D000') fail(`the database is not migrated: run "radar migrate" first (${e.message})`, 1);
   fail((err as Error).stack ?? String(err), 1);
