@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ConfigError } from '../src/errors/config-error.ts';
 
 /** True when the string names a time zone the runtime's ICU knows. */
 export function isTimeZone(tz: string): boolean {
@@ -68,10 +69,6 @@ export const ConfigSchema = z
   .transform((c) => ({ ...c, PUBLIC_ORIGIN: c.PUBLIC_ORIGIN ?? `http://${c.HOST}:${c.PORT}` }));
 
 export type Config = z.output<typeof ConfigSchema>;
-
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
 
 /**
  * Parses the environment. Empty strings count as unset, so `PORT=` in a .env file

@@ -4,15 +4,12 @@
  * (day 0), so "the next day" is +1 whatever the zone's offset or daylight saving time does.
  */
 
+import { UncuttableZone } from '../errors/uncuttable-zone-error.ts';
+
 export const MINUTE = 60_000;
 export const QUARTER = 15 * MINUTE;
 export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
-
-/** A local day start that is not on a UTC quarter hour (historic local mean time). */
-export class UncuttableZone extends Error {
-  override name = 'UncuttableZone';
-}
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
 

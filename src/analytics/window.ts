@@ -1,5 +1,6 @@
 import { HttpError } from '../errors/http-error.ts';
-import { canonicalZone, dayOfDate, dayStart, instantOf, isoDate, isoInstant, localDay, monthStart, UncuttableZone, weekday } from './calendar.ts';
+import { UncuttableZone } from '../errors/uncuttable-zone-error.ts';
+import { canonicalZone, dayOfDate, dayStart, instantOf, isoDate, isoInstant, localDay, monthStart, weekday } from './calendar.ts';
 import type { WindowParams } from './schemas.ts';
 
 /** The longest window a view answers for, in local days. */

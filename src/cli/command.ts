@@ -1,15 +1,11 @@
 import type { z } from 'zod';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { UsageError } from '../errors/usage-error.ts';
 
 /** One `radar …` command. `run` returns the JSON object to print, or nothing for daemons. */
 export interface Command {
   usage: string;
   run(argv: string[]): Promise<Record<string, unknown> | void>;
-}
-
-/** A failure the user can fix; printed as one line on stderr without a stack. */
-export class UsageError extends Error {
-  override name = 'UsageError';
 }
 
 export function parseFlags<O extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: O, positionals = false) {

@@ -5,7 +5,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Logger } from '../log.ts';
-import { UsageError } from './command.ts';
+import { UsageError } from '../errors/usage-error.ts';
 
 /** Where `radar up` keeps the private PostgreSQL and Redis it starts. */
 const HOME = path.resolve('.radar');

@@ -1,6 +1,7 @@
-import { ConfigError } from '../../config/env.ts';
+import { ConfigError } from '../errors/config-error.ts';
 import { MigrationMismatchError } from '../errors/migration-error.ts';
-import { UsageError, type Command } from './command.ts';
+import { type Command } from './command.ts';
+import { UsageError } from '../errors/usage-error.ts';
 
 /** Command names, longest first so `relay key create` wins over a shorter prefix. */
 const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {

@@ -1,5 +1,5 @@
 import type { Db } from '../db/connection.ts';
-import { metricsByModel, ratio } from './metrics.ts';
+import { metricsByModel, ratio } from './visibility.ts';
 import { entityCounts, findConfig, metricCounts, runCoverage, trafficSources } from './repo.ts';
 import { AI_ASSISTANTS, visitAssistant, type AssistantId } from './traffic.ts';
 import { isoInstant } from '../analytics/calendar.ts';

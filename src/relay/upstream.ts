@@ -1,5 +1,6 @@
 import { Pool, type Dispatcher } from 'undici';
 import type { AbortWatch } from '../shared/abort.ts';
+import { BodyTooLarge } from '../errors/body-too-large-error.ts';
 import type { Channel } from './directory.ts';
 import { UPSTREAM_PATH, type Protocol } from './protocol.ts';
 
@@ -96,12 +97,6 @@ export class UpstreamBody {
     if (this.ended) return;
     this.ended = error ? { error } : {};
     this.consumer?.end(error);
-  }
-}
-
-export class BodyTooLarge extends Error {
-  constructor(readonly limit: number) {
-    super(`the upstream answer exceeded ${limit} bytes`);
   }
 }
 

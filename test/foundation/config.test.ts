@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConfigError, parseConfig } from '../../config/env.ts';
+import { parseConfig } from '../../config/env.ts';
+import { ConfigError } from '../../src/errors/config-error.ts';
 
 test('defaults follow CONTRACT §1', () => {
   const c = parseConfig({});

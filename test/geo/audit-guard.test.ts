@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { LookupAddress } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { after, before, test } from 'node:test';
-import { AddressRefusedError } from '../../src/geo/audit/address-refused-error.ts';
+import { AddressRefusedError } from '../../src/errors/address-refused-error.ts';
 import { refusalOf } from '../../src/geo/audit/address.ts';
 import { GuardedFetcher } from '../../src/geo/audit/fetch.ts';
 import { html, redirect, startPages, type PageServer } from './pages.ts';

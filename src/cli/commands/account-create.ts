@@ -3,7 +3,8 @@ import { insertAccount } from '../../accounts/repo.ts';
 import { EmailSchema } from '../../accounts/schemas.ts';
 import { hashPassword } from '../../auth/secrets.ts';
 import { text } from '../../shared/text.ts';
-import { parseFlags, required, UsageError, type Command } from '../command.ts';
+import { parseFlags, required, type Command } from '../command.ts';
+import { UsageError } from '../../errors/usage-error.ts';
 import { withDb } from '../with-db.ts';
 
 const PasswordSchema = z.string().min(8, 'password must have at least 8 characters').max(1024);

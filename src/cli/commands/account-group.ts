@@ -1,7 +1,8 @@
 import { findAccountByEmail } from '../../accounts/repo.ts';
 import { setAccountGroup } from '../../relay/repo.ts';
 import { GroupNameSchema } from '../../relay/schemas.ts';
-import { parseFlags, parseFlagValues, required, UsageError, type Command } from '../command.ts';
+import { parseFlags, parseFlagValues, required, type Command } from '../command.ts';
+import { UsageError } from '../../errors/usage-error.ts';
 import { withDb } from '../with-db.ts';
 
 export const command: Command = {

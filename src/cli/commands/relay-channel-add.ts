@@ -2,7 +2,8 @@ import { insertChannel } from '../../relay/repo.ts';
 import { splitList } from '../../relay/names.ts';
 import { PROTOCOLS } from '../../relay/protocol.ts';
 import { ChannelCreateSchema } from '../../relay/schemas.ts';
-import { parseFlags, parseFlagValues, required, UsageError, type Command } from '../command.ts';
+import { parseFlags, parseFlagValues, required, type Command } from '../command.ts';
+import { UsageError } from '../../errors/usage-error.ts';
 import { withDb } from '../with-db.ts';
 
 export const command: Command = {

@@ -2,7 +2,8 @@ import { presentGroup } from '../../relay/admin-routes.ts';
 import { splitList } from '../../relay/names.ts';
 import { upsertGroup } from '../../relay/repo.ts';
 import { GroupNameSchema, GroupPutSchema } from '../../relay/schemas.ts';
-import { parseFlags, parseFlagValues, required, UsageError, type Command } from '../command.ts';
+import { parseFlags, parseFlagValues, required, type Command } from '../command.ts';
+import { UsageError } from '../../errors/usage-error.ts';
 import { withDb } from '../with-db.ts';
 
 const FLAGS: Record<string, string> = { models: '--models', requestsPerMinute: '--rpm', tokensPerMinute: '--tpm' };

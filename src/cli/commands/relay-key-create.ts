@@ -6,7 +6,8 @@ import { splitList } from '../../relay/names.ts';
 import { createAccountKey, settingsOf } from '../../relay/owned-keys.ts';
 import { insertKey } from '../../relay/repo.ts';
 import { GroupNameSchema, KeyCreateSchema } from '../../relay/schemas.ts';
-import { parseFlags, parseFlagValues, required, UsageError, type Command } from '../command.ts';
+import { parseFlags, parseFlagValues, required, type Command } from '../command.ts';
+import { UsageError } from '../../errors/usage-error.ts';
 import { withDb } from '../with-db.ts';
 
 const FLAGS: Record<string, string> = { requestsPerMinute: '--rpm', tokensPerMinute: '--tpm', budget: '--budget', expiresAt: '--expires-at' };

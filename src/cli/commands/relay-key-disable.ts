@@ -1,6 +1,7 @@
 import { disableKey } from '../../relay/repo.ts';
 import { isUuid } from '../../shared/ids.ts';
-import { parseFlags, required, UsageError, type Command } from '../command.ts';
+import { parseFlags, required, type Command } from '../command.ts';
+import { UsageError } from '../../errors/usage-error.ts';
 import { withDb } from '../with-db.ts';
 
 export const command: Command = {

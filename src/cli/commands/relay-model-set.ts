@@ -3,7 +3,8 @@ import { DEFAULT_EFFORTS } from '../../relay/protocol.ts';
 import { splitList } from '../../relay/names.ts';
 import { upsertModel } from '../../relay/repo.ts';
 import { ModelPutSchema } from '../../relay/schemas.ts';
-import { parseFlags, parseFlagValues, UsageError, type Command } from '../command.ts';
+import { parseFlags, parseFlagValues, type Command } from '../command.ts';
+import { UsageError } from '../../errors/usage-error.ts';
 import { withDb } from '../with-db.ts';
 
 export const command: Command = {

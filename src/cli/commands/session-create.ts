@@ -1,6 +1,7 @@
 import { findAccountByEmail } from '../../accounts/repo.ts';
 import { openSession } from '../../auth/sessions.ts';
-import { parseFlags, required, UsageError, type Command } from '../command.ts';
+import { parseFlags, required, type Command } from '../command.ts';
+import { UsageError } from '../../errors/usage-error.ts';
 import { withDb } from '../with-db.ts';
 
 export const command: Command = {

@@ -1,7 +1,8 @@
 import { isUuid } from '../../shared/ids.ts';
 import { presentSite } from '../../sites/present.ts';
 import { reviewSite } from '../../sites/repo.ts';
-import { parseFlags, required, UsageError, type Command } from '../command.ts';
+import { parseFlags, required, type Command } from '../command.ts';
+import { UsageError } from '../../errors/usage-error.ts';
 import { withDb } from '../with-db.ts';
 
 export const command: Command = {

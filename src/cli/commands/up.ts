@@ -1,4 +1,5 @@
-import { parseFlags, UsageError, type Command } from '../command.ts';
+import { parseFlags, type Command } from '../command.ts';
+import { UsageError } from '../../errors/usage-error.ts';
 import { supervise } from '../supervisor.ts';
 
 export const command: Command = {

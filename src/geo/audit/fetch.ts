@@ -2,7 +2,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
-import { AddressRefusedError } from './address-refused-error.ts';
+import { AddressRefusedError } from '../../errors/address-refused-error.ts';
 import { refusalOf } from './address.ts';
 
 /** The bounds of one audit (CONTRACT §6). */
