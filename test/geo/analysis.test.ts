@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { readResponsesAnswer } from '../../src/geo/answer.ts';
 import { extractCitations, normalizeUrl } from '../../src/geo/citations.ts';
 import { readPage } from '../../src/geo/audit/html.ts';
-import { RobotsTxt } from '../../src/geo/audit/robots.ts';
+import { parseRobots } from '../../src/geo/audit/robots.ts';
 import { findMentions, type Entity } from '../../src/geo/mentions.ts';
 import { assistantOf } from '../../src/geo/traffic.ts';
 import { resolveWindow } from '../../src/analytics/window.ts';
@@ -64,22 +64,22 @@ test('assistants: hosts, subdomains, utm_source and bare names, whole values onl
   for (const [value, expected] of cases) assert.equal(assistantOf(value), expected, String(value));
 });
 
-test('robots.txt: the named group wins over *, the longest rule wins, allow wins a tie, * and $ patterns', () => {
-  const robots = new RobotsTxt([
+test('robots.txt as audits read it: the named group wins over *, the longest rule wins, allow wins a tie, * and $ patterns', () => {
+  const robots = parseRobots('https://a.example/robots.txt', [
     'User-agent: *', 'Disallow: /', '',
     'User-agent: GPTBot', 'user-agent: ccbot # two agents, one group', 'Disallow: /private', 'Allow: /private/press', 'Disallow: /*.pdf$', '',
     'User-agent: PerplexityBot', 'Allow: /page', 'Disallow: /page', '',
     'Sitemap: https://a.example/s1.xml', 'sitemap: /s2.xml',
   ].join('\n'));
-  assert.equal(robots.isAllowed('SomeBot', '/page'), false);
-  assert.equal(robots.isAllowed('GPTBot', '/page'), true);
-  assert.equal(robots.isAllowed('CCBot', '/private/x'), false);
-  assert.equal(robots.isAllowed('gptbot', '/private/press/1'), true);
-  assert.equal(robots.isAllowed('GPTBot', '/a/file.pdf'), false);
-  assert.equal(robots.isAllowed('GPTBot', '/a/file.pdf?x'), true);
-  assert.equal(robots.isAllowed('PerplexityBot', '/page'), true);
-  assert.equal(new RobotsTxt('User-agent: *\nDisallow:\n').isAllowed('GPTBot', '/x'), true);
-  assert.deepEqual(RobotsTxt.sitemaps('Sitemap: https://a.example/s1.xml\nsitemap: /s2.xml'), ['https://a.example/s1.xml', '/s2.xml']);
+  assert.equal(robots.isAllowed('https://a.example/page', 'SomeBot'), false);
+  assert.equal(robots.isAllowed('https://a.example/page', 'GPTBot'), true);
+  assert.equal(robots.isAllowed('https://a.example/private/x', 'CCBot'), false);
+  assert.equal(robots.isAllowed('https://a.example/private/press/1', 'gptbot'), true);
+  assert.equal(robots.isAllowed('https://a.example/a/file.pdf', 'GPTBot'), false);
+  assert.equal(robots.isAllowed('https://a.example/a/file.pdf?x', 'GPTBot'), true);
+  assert.equal(robots.isAllowed('https://a.example/page', 'PerplexityBot'), true);
+  assert.equal(parseRobots('https://a.example/robots.txt', 'User-agent: *\nDisallow:\n').isAllowed('https://a.example/x', 'GPTBot'), true);
+  assert.deepEqual(robots.getSitemaps(), ['https://a.example/s1.xml', '/s2.xml']);
 });
 
 test('page facts: forgiving HTML, first values, JSON-LD types through @graph, hidden text not counted', () => {

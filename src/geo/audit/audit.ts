@@ -2,7 +2,7 @@ import type { AuditCheck } from '../repo.ts';
 import { runChecks, scoreOf, type Doc } from './checks.ts';
 import { AUDIT_LIMITS, GuardedFetcher, refusalIn, type GuardOptions } from './fetch.ts';
 import { readPage } from './html.ts';
-import { RobotsTxt } from './robots.ts';
+import { parseRobots } from './robots.ts';
 
 export interface AuditOutcome {
   /** `failed` when the page itself could not be read; its one check says why. */
@@ -40,7 +40,7 @@ export async function auditPage(url: string, guard: GuardOptions): Promise<Audit
       );
     const origin = new URL(page.url).origin;
     const [robots, llms] = await Promise.all([read(`${origin}/robots.txt`), read(`${origin}/llms.txt`)]);
-    const named = robots.ok && robots.status < 300 ? RobotsTxt.sitemaps(robots.text)[0] : undefined;
+    const named = robots.ok && robots.status < 300 ? parseRobots(`${origin}/robots.txt`, robots.text).getSitemaps()[0] : undefined;
     const sitemap = await read(named ? new URL(named, origin).href : `${origin}/sitemap.xml`);
     const checks = runChecks({ url: page.url, facts: readPage(page.body.toString('utf8')) }, robots, llms, sitemap);
     return { status: 'completed', finalUrl: page.url, score: scoreOf(checks), checks, error: null };

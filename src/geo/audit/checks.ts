@@ -1,6 +1,6 @@
 import type { AuditCheck } from '../repo.ts';
 import type { PageFacts } from './html.ts';
-import { RobotsTxt } from './robots.ts';
+import { parseRobots } from './robots.ts';
 
 /** A document an audit tried to read: what came back, or why nothing did. */
 export type Doc = { ok: true; url: string; status: number; contentType: string; text: string } | { ok: false; error: string };
@@ -88,9 +88,8 @@ function robotsCheck(pageUrl: string, doc: Doc): AuditCheck {
   if (doc.status >= 500) return check(id, 'fail', `robots.txt answered ${doc.status}; crawlers then treat the whole site as disallowed`);
   const file = present(doc);
   if (!file) return check(id, 'pass', `no robots.txt (${absence(doc)}): every crawler may fetch the page`);
-  const robots = new RobotsTxt(file.text);
-  const { pathname, search } = new URL(pageUrl);
-  const blocked = (bots: readonly string[]) => bots.filter((b) => !robots.isAllowed(b, pathname + search));
+  const robots = parseRobots(new URL('/robots.txt', pageUrl).href, file.text);
+  const blocked = (bots: readonly string[]) => bots.filter((b) => robots.isAllowed(pageUrl, b) === false);
   const answering = blocked(AI_CRAWLERS.answering);
   const training = blocked(AI_CRAWLERS.training);
   if (answering.length) return check(id, 'fail', `robots.txt blocks ${answering.join(', ')}${training.length ? ` and ${training.join(', ')}` : ''} from this page; assistants cannot cite it`);
