@@ -1,14 +1,11 @@
+import pTimeout from 'p-timeout';
 import type { AppContext } from '../app-context.ts';
 import { hashSecret, sameDigest } from '../auth/secrets.ts';
 import { HttpError } from '../errors/http-error.ts';
 import { route, type Route } from './route.ts';
 
-function within<T>(ms: number, p: Promise<T>): Promise<T> {
-  return Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timeout')), ms).unref())]);
-}
-
 async function probe(app: AppContext): Promise<{ postgres: boolean; redis: boolean }> {
-  const [pg, rd] = await Promise.allSettled([within(2000, app.db.one('SELECT 1 AS ok')), within(2000, app.redis.ping())]);
+  const [pg, rd] = await Promise.allSettled([pTimeout(app.db.one('SELECT 1 AS ok'), { milliseconds: 2000 }), pTimeout(app.redis.ping(), { milliseconds: 2000 })]);
   return { postgres: pg.status === 'fulfilled', redis: rd.status === 'fulfilled' };
 }
 

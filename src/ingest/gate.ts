@@ -1,3 +1,4 @@
+import PQueue from 'p-queue';
 import { isConnectivityError } from '../errors/connectivity.ts';
 import { unavailable } from '../errors/http-error.ts';
 
@@ -9,26 +10,22 @@ import { unavailable } from '../errors/http-error.ts';
  * once instead of each waiting out the connect timeout in turn. One per front door (AppContext).
  */
 export class Gate {
-  private active = 0;
-  private readonly waiting: (() => void)[] = [];
+  private readonly queue: PQueue;
   private failedUntil = 0;
 
-  constructor(private readonly limit: number) {}
+  constructor(limit: number) {
+    this.queue = new PQueue({ concurrency: limit });
+  }
 
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    else this.active++;
-    try {
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    return this.queue.add(async () => {
       if (Date.now() < this.failedUntil) throw unavailable('PostgreSQL');
-      return await fn();
-    } catch (err) {
-      if (isConnectivityError(err)) this.failedUntil = Date.now() + 1000;
-      throw err;
-    } finally {
-      // Hand the slot straight to the next waiter, so `active` never drops and rises again.
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.active--;
-    }
+      try {
+        return await fn();
+      } catch (err) {
+        if (isConnectivityError(err)) this.failedUntil = Date.now() + 1000;
+        throw err;
+      }
+    });
   }
 }

@@ -1,3 +1,4 @@
+import pTimeout from 'p-timeout';
 import type { AppContext } from '../app-context.ts';
 import type { Resource } from '../auth/scopes.ts';
 import { HttpError, unavailable } from '../errors/http-error.ts';
@@ -74,18 +75,13 @@ async function accept(app: AppContext, key: BatchKey, b: Parameters<typeof accep
 
 async function enqueueApply(app: AppContext, key: BatchKey): Promise<void> {
   if (app.redis.status !== 'ready') throw unavailable('Redis');
-  let timer: NodeJS.Timeout | undefined;
   try {
-    await Promise.race([
-      enqueue(app.queues, JOBS.ingestApply, { site_id: key.siteId, resource: key.resource, batch_id: key.batchId }),
-      new Promise((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`enqueue took over ${ENQUEUE_TIMEOUT_MS} ms`)), ENQUEUE_TIMEOUT_MS);
-      }),
-    ]);
+    await pTimeout(enqueue(app.queues, JOBS.ingestApply, { site_id: key.siteId, resource: key.resource, batch_id: key.batchId }), {
+      milliseconds: ENQUEUE_TIMEOUT_MS,
+      message: `enqueue took over ${ENQUEUE_TIMEOUT_MS} ms`,
+    });
   } catch (err) {
     throw unavailable('Redis', err);
-  } finally {
-    clearTimeout(timer);
   }
 }
 
