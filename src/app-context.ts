@@ -3,13 +3,12 @@ import type { Config } from '../config/env.ts';
 import type { SharedSnapshots } from './analytics/snapshot.ts';
 import type { CredentialLookups } from './auth/authenticate.ts';
 import type { Db } from './db/connection.ts';
-import type { AuditWaiter } from './geo/audit-waiter.ts';
-import type { BatchCompletions } from './ingest/completions.ts';
 import type { Gate } from './ingest/gate.ts';
 import type { RateLimiter } from './limits/rate-limiter.ts';
 import type { Logger } from './log.ts';
 import type { Metrics } from './metrics/registry.ts';
 import type { QueueRegistry } from './queues/registry.ts';
+import type { WorkerResults } from './queues/worker-results.ts';
 import type { Relay } from './relay/relay.ts';
 
 /**
@@ -28,10 +27,8 @@ export interface AppContext {
   readonly log: Logger;
   readonly credentials: CredentialLookups;
   readonly ingestGate: Gate;
-  /** Wakes ingest requests waiting for their batch. */
-  readonly batchCompletions: BatchCompletions;
-  /** Wakes audit requests waiting for their audit. */
-  readonly auditWaiter: AuditWaiter;
+  /** Wakes requests waiting for a worker: ingest batches, GEO audits. */
+  readonly workerResults: WorkerResults;
   readonly relay: Relay;
   /** Analytics reads over several connections of `db` in one snapshot. */
   readonly snapshots: SharedSnapshots;

@@ -3,17 +3,18 @@ import type { AppContext } from './app-context.ts';
 import { createDb } from './db/connection.ts';
 import { SharedSnapshots } from './analytics/snapshot.ts';
 import { CredentialLookups } from './auth/authenticate.ts';
-import { AuditWaiter } from './geo/audit-waiter.ts';
+import { AUDIT_FINISHED_CHANNEL } from './geo/audit-waiter.ts';
 import { CONSOLE_DIR, ConsoleFiles } from './http/console-files.ts';
 import { allRoutes } from './http/routes.ts';
 import { startServer, type RunningServer } from './http/server.ts';
-import { BatchCompletions } from './ingest/completions.ts';
 import { Gate } from './ingest/gate.ts';
+import { BATCH_FINISHED_CHANNEL } from './ingest/repo.ts';
 import { RateLimiter } from './limits/rate-limiter.ts';
 import { createLogger, type Logger } from './log.ts';
 import { Metrics } from './metrics/registry.ts';
 import { QUEUES } from './queues/catalog.ts';
 import { QueueRegistry } from './queues/registry.ts';
+import { WorkerResults } from './queues/worker-results.ts';
 import { createRedis } from './redis.ts';
 import { Relay } from './relay/relay.ts';
 import { makeCloser } from './shared/closer.ts';
@@ -47,8 +48,7 @@ export async function startFrontDoor(config: Config, log: Logger = createLogger(
     credentials: new CredentialLookups(db),
     // Half the pool, so ingest leaves connections for every other route.
     ingestGate: new Gate(Math.max(1, Math.floor(config.DATABASE_POOL_SIZE / 2))),
-    batchCompletions: new BatchCompletions(db, log),
-    auditWaiter: new AuditWaiter({ config, db, log }),
+    workerResults: new WorkerResults(db, log, [BATCH_FINISHED_CHANNEL, AUDIT_FINISHED_CHANNEL]),
     relay: new Relay({ db, queues, redis, redisPrefix: config.QUEUE_PREFIX, log: log.child({ component: 'relay' }) }),
     snapshots: new SharedSnapshots(db),
   };
@@ -66,8 +66,7 @@ export async function startFrontDoor(config: Config, log: Logger = createLogger(
       const { unfinished } = await server.close(msLeft);
       if (unfinished) log.warn({ unfinished }, 'requests still running at shutdown');
     } },
-    { name: 'ingest completions', run: () => app.batchCompletions.close() },
-    { name: 'geo audit events', run: () => app.auditWaiter.close() },
+    { name: 'worker results', run: () => app.workerResults.close() },
     // After http (no request uses the relay any more), before queues (the meter flushes into them).
     { name: 'relay', run: () => app.relay.close() },
     { name: 'queues', run: () => queues.close() },

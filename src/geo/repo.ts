@@ -296,8 +296,9 @@ export function findAudit(db: Db, id: string): Promise<AuditRow | null> {
   return db.oneOrNone<AuditRow>(q.auditFind, { id });
 }
 
-export function finishAudit(db: Db, id: string, r: { status: 'completed' | 'failed'; finalUrl: string | null; score: number; checks: readonly AuditCheck[]; error: string | null }): Promise<null> {
-  return db.none(q.auditFinish, { id, ...r, checks: JSON.stringify(r.checks) });
+export async function finishAudit(db: Db, id: string, r: { status: 'completed' | 'failed'; finalUrl: string | null; score: number; checks: readonly AuditCheck[]; error: string | null }): Promise<void> {
+  // One row (the notification) when it finished the audit, none when it was finished already.
+  await db.any(q.auditFinish, { id, ...r, checks: JSON.stringify(r.checks) });
 }
 
 export function listAudits(db: Db, siteId: string, f: Page & Window): Promise<Paged<AuditRow>> {

@@ -7,6 +7,7 @@ import { route, type Route, type RouteDocs } from '../http/route.ts';
 import { parseBody, parseQuery } from '../http/validate.ts';
 import { enqueue, JOBS } from '../queues/catalog.ts';
 import { AUDIT_LIMITS } from './audit/fetch.ts';
+import { waitForAudit } from './audit-waiter.ts';
 import { pageOf, presentAnswer, presentAudit, presentCitedUrl, presentConfig, presentPrompt, presentRun } from './present.ts';
 import { overview, traffic, trends } from './reports.ts';
 import * as repo from './repo.ts';
@@ -118,7 +119,7 @@ async function postAudit(ctx: RequestContext, app: AppContext) {
     return { body: presentAudit(audit) };
   }
   await enqueue(app.queues, JOBS.geoAudit, job);
-  return { body: presentAudit(await app.auditWaiter.wait(audit.id, AUDIT_WAIT_MS, ctx.reply.signal)) };
+  return { body: presentAudit(await waitForAudit(app, audit.id, AUDIT_WAIT_MS, ctx.reply.signal)) };
 }
 
 /** Every GEO endpoint (spec 4.6, CONTRACT §2 scopes, §6); GETs start nothing. */

@@ -21,13 +21,31 @@ const q = {
 };
 
 /**
- * The channel batch-finish.sql and apply-fresh.sql notify on; the payload is
- * `site/resource/batch_id` and the outcome (src/ingest/completions.ts).
+ * The channel batch-finish.sql and apply-fresh.sql notify on (src/queues/worker-results.ts);
+ * the payload is `site/resource/batch_id` and the outcome (parseBatchOutcome).
  */
 export const BATCH_FINISHED_CHANNEL = 'radar_ingest_batches';
 
 export function batchChannelKey(key: BatchKey): string {
   return `${key.siteId}/${key.resource}/${key.batchId}`;
+}
+
+/**
+ * What the notification of a finished batch says besides its key: with the row the front door
+ * stored, the whole receipt of a completed batch.
+ */
+export interface BatchOutcome {
+  status: 'completed' | 'rejected';
+  applied: number;
+  unchanged: number;
+  completedAt: Date;
+}
+
+/** `<status> <applied> <unchanged> <completed_at in epoch ms>`, or null when the detail is not that. */
+export function parseBatchOutcome(detail: string): BatchOutcome | null {
+  const [status, applied, unchanged, completedMs] = detail.split(' ');
+  if ((status !== 'completed' && status !== 'rejected') || completedMs === undefined) return null;
+  return { status, applied: Number(applied), unchanged: Number(unchanged), completedAt: new Date(Number(completedMs)) };
 }
 
 /** A database or a transaction: the queries below run in either. */

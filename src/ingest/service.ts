@@ -6,11 +6,11 @@ import type { JsonResult, RequestContext } from '../http/context.ts';
 import { parseBody } from '../http/validate.ts';
 import { ingestQuotaOf } from '../limits/site-limits.ts';
 import { enqueue, JOBS } from '../queues/catalog.ts';
+import type { ResultWatch } from '../queues/worker-results.ts';
 import type { AbortWatch } from '../shared/abort.ts';
 import { canonicalBatch, formatDigest } from './canonical.ts';
-import type { BatchWatch } from './completions.ts';
 import { presentReceipt, receiptPath, type BatchKey, type BatchRow } from './receipt.ts';
-import { acceptBatch, batchChannelKey, findBatch } from './repo.ts';
+import { acceptBatch, BATCH_FINISHED_CHANNEL, batchChannelKey, findBatch, parseBatchOutcome } from './repo.ts';
 import { BATCH_SCHEMAS, type IngestBatch } from './schemas.ts';
 import { batchSemanticErrors } from './semantic.ts';
 
@@ -51,7 +51,7 @@ export async function ingestBatch(ctx: RequestContext, app: AppContext, resource
 
   const respondAsync = prefersAsync(ctx.headers.prefer);
   // Watch before enqueueing: a fast worker may finish before enqueue() even returns.
-  const watch = respondAsync ? null : app.batchCompletions.watch(batchChannelKey(key));
+  const watch = respondAsync ? null : app.workerResults.watch(BATCH_FINISHED_CHANNEL, batchChannelKey(key));
   try {
     await enqueueApply(app, key);
     if (!watch) return accepted(stored, key, replay, true);
@@ -86,13 +86,14 @@ async function enqueueApply(app: AppContext, key: BatchKey): Promise<void> {
 }
 
 /** Waits up to INGEST_SYNC_WAIT_MS for the queued batch `stored` to finish; returns its latest row. */
-async function waitUntilFinished(app: AppContext, stored: BatchRow, watch: BatchWatch, replay: boolean, signal: AbortWatch): Promise<BatchRow> {
+async function waitUntilFinished(app: AppContext, stored: BatchRow, watch: ResultWatch, replay: boolean, signal: AbortWatch): Promise<BatchRow> {
   const key: BatchKey = { siteId: stored.site_id, resource: stored.resource, batchId: stored.batch_id };
   const deadline = Date.now() + app.config.INGEST_SYNC_WAIT_MS;
   // A replayed batch may have finished before we started watching.
   let skipWait = replay;
   for (;;) {
-    const outcome = skipWait ? null : await watch.next(deadline - Date.now(), signal);
+    const detail = skipWait ? null : await watch.next(deadline - Date.now(), signal);
+    const outcome = detail ? parseBatchOutcome(detail) : null;
     skipWait = false;
     // The notification completes the receipt of a completed batch; a rejected one's problem is read.
     if (outcome?.status === 'completed') {
