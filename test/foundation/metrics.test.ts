@@ -1,7 +1,14 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
+import { hashSecret } from '../../src/auth/secrets.ts';
 import { recordJobDuration } from '../../src/metrics/job-durations.ts';
+import { enqueue, JOBS, USAGE_QUEUE } from '../../src/queues/catalog.ts';
+import { newRelayKey } from '../../src/relay/keys.ts';
+import { insertKey, NO_KEY_SETTINGS } from '../../src/relay/repo.ts';
+import { startWorkers } from '../../workers/run.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { createAccount, type TestAccount } from '../helpers/fixtures.ts';
 import { call } from '../helpers/http.ts';
 
@@ -47,7 +54,7 @@ test('HTTP requests are counted by route pattern and status, with latency histog
   assert.ok((sample(await scrape(), 'radar_http_requests_total', { route: 'unmatched', status: '404' }) ?? 0) >= 1, 'raw paths never become labels');
 });
 
-test('pool usage, queue depth and job durations from every worker are exported', async () => {
+test('pool usage, queue depth, and job durations recorded in Redis as a histogram are exported', async () => {
   await recordJobDuration(app.door.app.redis, app.config.QUEUE_PREFIX, 'ingest', 'completed', 0.03);
   await recordJobDuration(app.door.app.redis, app.config.QUEUE_PREFIX, 'ingest', 'completed', 3);
   const text = await scrape();
@@ -57,4 +64,28 @@ test('pool usage, queue depth and job durations from every worker are exported',
   assert.equal(sample(text, 'radar_job_duration_seconds_bucket', { queue: 'ingest', status: 'completed', le: '+Inf' }), 2);
   assert.equal(sample(text, 'radar_job_duration_seconds_count', { queue: 'ingest', status: 'completed' }), 2);
   assert.ok(Math.abs(sample(text, 'radar_job_duration_seconds_sum', { queue: 'ingest', status: 'completed' })! - 3.03) < 1e-9);
+});
+
+test('the front door exports the durations of the jobs every worker process ran', async () => {
+  const key = newRelayKey();
+  const { id: keyId } = await insertKey(app.db, { ...NO_KEY_SETTINGS, name: 'metrics', keyHash: hashSecret(key), prefix: key.slice(0, 10), models: ['*'], accountId: null, group: 'default' });
+  const row = () => ({
+    id: randomUUID(), at: new Date().toISOString(), request_id: 'r', key_id: keyId, model: 'm', channel_id: null, endpoint: 'chat' as const,
+    stream: false, status: 200, input_tokens: 1, output_tokens: 1, cached_tokens: null, reasoning_tokens: null, ttfb_ms: 1, duration_ms: 2,
+    cost_nanos: null, currency: null, unpriced: false,
+  });
+  const completed = async () => sample(await scrape(), 'radar_job_duration_seconds_count', { queue: USAGE_QUEUE, status: 'completed' }) ?? 0;
+  // Two worker processes one after the other, so each one's jobs are its own.
+  for (const jobs of [2, 3]) {
+    const before = await completed();
+    const workers = await startWorkers(app.config, [USAGE_QUEUE]);
+    try {
+      for (let i = 0; i < jobs; i++) await enqueue(app.door.app.queues, JOBS.usageCalls, { rows: [row()] });
+      await eventually(async () => ((await completed()) === before + jobs ? true : undefined), 20_000, `${jobs} usage jobs timed`);
+    } finally {
+      await workers.close();
+    }
+  }
+  assert.equal(await completed(), 5);
+  assert.equal((await app.db.one<{ n: number }>('SELECT count(*)::int AS n FROM relay_usage')).n, 5);
 });
