@@ -3,6 +3,7 @@ import type { Resource } from '../../src/auth/scopes.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { call, type Answer } from '../helpers/http.ts';
 import { batch, postBatch, type IngestSite } from '../ingest/fixtures.ts';
+import { eventually } from '../helpers/eventually.ts';
 
 /**
  * Ingests records of one family through the API, one batch, and expects it completed: at
@@ -11,11 +12,11 @@ import { batch, postBatch, type IngestSite } from '../ingest/fixtures.ts';
  */
 export async function ingest(app: TestApp, site: IngestSite, resource: Resource, batchId: string, records: readonly Record<string, unknown>[]): Promise<void> {
   let r = await postBatch(app, site, resource, batch(resource, batchId, records.map((rec) => ({ source: 'site_backend', ...rec }))));
-  const deadline = Date.now() + 30_000;
-  while (r.status === 202 && Date.now() < deadline) {
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    r = await call(app.url, 'GET', `/api/v1/sites/${site.siteId}/ingest/receipts/${batchId}?resource=${resource}`, { bearer: site.ingestKey });
-    if (r.body.status !== 'queued') break;
+  if (r.status === 202) {
+    r = await eventually(async () => {
+      const receipt = await call(app.url, 'GET', `/api/v1/sites/${site.siteId}/ingest/receipts/${batchId}?resource=${resource}`, { bearer: site.ingestKey });
+      return receipt.body.status === 'queued' ? undefined : receipt;
+    }, 30_000, `batch ${batchId} to leave queued`);
   }
   assert.equal(r.status, 200, r.text);
   assert.equal(r.body.status, 'completed', r.text);
@@ -26,13 +27,10 @@ export async function ingest(app: TestApp, site: IngestSite, resource: Resource,
  * the same transaction that writes the rollups, so none left means all folded in.
  */
 export async function waitForRollups(app: Pick<TestApp, 'db'>, siteId: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  await eventually(async () => {
     const { n } = await app.db.one<{ n: number }>('SELECT count(*)::int AS n FROM analytics_dirty WHERE site_id = $1', [siteId]);
-    if (n === 0) return;
-    if (Date.now() > deadline) assert.fail(`rollups of ${siteId} still have ${n} pending hours after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+    return n === 0 ? true : undefined;
+  }, timeoutMs, `rollups of ${siteId} to have no pending hours`);
 }
 
 export function view(app: Pick<TestApp, 'url'>, siteId: string, name: string, key: string, query: Record<string, string> = {}): Promise<Answer> {

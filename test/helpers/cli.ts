@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { eventually } from './eventually.ts';
 
 export const RADAR = fileURLToPath(new URL('../../src/cli/radar.js', import.meta.url));
 
@@ -44,18 +45,9 @@ export function radarDaemon(args: readonly string[], env: Record<string, string>
   return child;
 }
 
-/** Polls `url` until it answers 200 or the deadline passes. */
+/** Waits until `url` answers 200 (a refused connection: not listening yet). */
 export async function waitForHttp(url: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(url)).status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} did not answer 200 within ${timeoutMs} ms`);
+  await eventually(async () => ((await fetch(url).catch(() => null))?.status === 200 ? true : undefined), timeoutMs, `${url} to answer 200`);
 }
 
 export function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Resource } from '../../src/auth/scopes.ts';
 import type { Db } from '../../src/db/connection.ts';
+import { eventually } from './eventually.ts';
 
 export interface LoadBatch {
   resource: Resource;
@@ -124,13 +125,10 @@ export function ingestLoad(opts: LoadOptions): IngestLoad {
 
 /** Waits until no batch of the site is queued, then checks each acknowledged one was applied exactly once. */
 export async function assertAppliedOnce(db: Db, siteId: string, acknowledged: Iterable<LoadBatch>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+  await eventually(async () => {
     const { queued } = await db.one<{ queued: number }>("SELECT count(*)::int AS queued FROM ingest_batches WHERE site_id = $1 AND status = 'queued'", [siteId]);
-    if (queued === 0) break;
-    if (Date.now() > deadline) assert.fail(`${queued} batches still queued after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+    return queued === 0 ? true : undefined;
+  }, timeoutMs, 'no batch of the site to be queued');
   for (const b of acknowledged) {
     // One writing transaction per batch (a single xmin over its rows): it was applied whole, once.
     const r = await db.oneOrNone<{ status: string; applied: number; n: number; writers: number }>(

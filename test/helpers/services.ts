@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import { parseConfig, type Config } from '../../config/env.ts';
 import { createDb, type Db } from '../../src/db/connection.ts';
 import { migrate } from '../../src/db/migrate.ts';
+import { eventually } from './eventually.ts';
 
 /** The shared services tests run against; CI and developers have them at these defaults. */
 export const PG_BASE = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -50,10 +51,9 @@ export async function testServices(env: Record<string, string> = {}, opts: { pgB
         // pg's pool.end() resolves once its clients are told to end, not once their backends
         // are gone; a backend FORCE terminates mid-goodbye makes its client throw an uncaught
         // "terminating connection". Give them a moment to leave on their own first.
-        const deadline = Date.now() + 5000;
-        while (Date.now() < deadline && (await admin.one('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [url.pathname.slice(1)])).n > 0) {
-          await new Promise((r) => setTimeout(r, 20));
-        }
+        await eventually(async () => ((await admin.one('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [url.pathname.slice(1)])).n === 0 ? true : undefined), 5000, 'the test database\'s sessions to end')
+          // Those still there after that are ended by FORCE.
+          .catch(() => undefined);
         await admin.none('DROP DATABASE IF EXISTS $1:name WITH (FORCE)', [url.pathname.slice(1)]);
       } finally {
         await admin.$pool.end();

@@ -12,6 +12,7 @@ import { testServices, type TestServices } from '../helpers/services.ts';
 import { batch, sampleRecord } from './fixtures.ts';
 import { privateRedis, type PrivateRedis } from '../helpers/private-services.ts';
 import { spawnRadar, type RadarProcess } from '../helpers/processes.ts';
+import { eventually } from '../helpers/eventually.ts';
 
 /**
  * CONTRACT §3: once a batch is answered 200 or 202 it is never lost, whatever is killed.
@@ -23,15 +24,12 @@ after(async () => {
   for (const c of cleanups.reverse()) await c().catch(() => undefined);
 });
 
-/** Polls until `check` holds, failing with `what` at the deadline. */
-async function eventually<T>(what: string, timeoutMs: number, probe: () => Promise<T>, check: (v: T) => boolean): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+/** `probe`'s value once `check` holds, through the one polling helper. */
+function until<T>(what: string, timeoutMs: number, probe: () => Promise<T>, check: (v: T) => boolean): Promise<T> {
+  return eventually(async () => {
     const v = await probe();
-    if (check(v)) return v;
-    if (Date.now() > deadline) assert.fail(`${what}: still ${JSON.stringify(v)} after ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+    return check(v) ? v : undefined;
+  }, timeoutMs, what);
 }
 
 const statusOf = (services: TestServices, siteId: string) =>
@@ -67,7 +65,7 @@ test('a job processed again after its worker committed and died before acking ch
 
   const workers = await startWorkers(services.config, ['ingest']);
   cleanups.push(() => workers.close());
-  await eventually('the redelivered job is done', 10_000, () => queue.getJobCounts('waiting', 'active', 'delayed', 'failed'), (c) => Object.values(c).every((n) => n === 0));
+  await until('the redelivered job is done', 10_000, () => queue.getJobCounts('waiting', 'active', 'delayed', 'failed'), (c) => Object.values(c).every((n) => n === 0));
   assert.deepEqual(await snapshot(), before, 'no row was written again');
   assert.deepEqual(await applyBatch(services.db, key), { status: 'skipped', reason: 'completed' });
 });
@@ -94,7 +92,7 @@ test('Redis down: 503 with Retry-After within the wait; the stored batch is appl
   await redis.start({ wipe: true });
   const workers = await startWorkers(services.config, ['ingest']);
   cleanups.push(() => workers.close());
-  await eventually('the batch completes', 20_000, () => statusOf(services, site.siteId), (rows) => rows.every((x) => x.status === 'completed') && rows.length === 1);
+  await until('the batch completes', 20_000, () => statusOf(services, site.siteId), (rows) => rows.every((x) => x.status === 'completed') && rows.length === 1);
   const retry = await call(base, 'POST', `/api/v1/sites/${site.siteId}/ingest/events`, { bearer: site.ingestKey, body: batch('events', 'no-redis', [sampleRecord('events', 'nr')]) });
   assert.equal(retry.status, 200, retry.text);
   assert.equal(retry.body.replay, true);
@@ -132,7 +130,7 @@ test('killed worker, killed front door, Redis restarted empty: every answered ba
   let worker = await spawn(['work', '--queues', 'ingest']);
   let base = `http://127.0.0.1:${door.port}`;
   const wave1 = Array.from({ length: 12 }, (_, i) => send(base, `w1-${i}`));
-  await eventually('some batch completed', 10_000, () => statusOf(services, site.siteId), (rows) => rows.some((x) => x.status === 'completed'));
+  await until('some batch completed', 10_000, () => statusOf(services, site.siteId), (rows) => rows.some((x) => x.status === 'completed'));
   await worker.kill('SIGKILL');
   await Promise.all(wave1);
 
@@ -153,7 +151,7 @@ test('killed worker, killed front door, Redis restarted empty: every answered ba
   worker = await spawn(['work', '--queues', 'ingest']);
   base = `http://127.0.0.1:${door.port}`;
   assert.ok(accepted.size >= 6, `accepted ${accepted.size}`);
-  const final = await eventually('every batch leaves queued', 45_000, () => statusOf(services, site.siteId), (rows) => rows.every((x) => x.status !== 'queued'));
+  const final = await until('every batch leaves queued', 45_000, () => statusOf(services, site.siteId), (rows) => rows.every((x) => x.status !== 'queued'));
   for (const id of accepted.keys()) assert.equal(final.find((x) => x.batch_id === id)?.status, 'completed', id);
   const counts = await services.db.any<{ batch_id: string; n: number }>('SELECT batch_id, count(*)::int AS n FROM ingest_events WHERE site_id = $1 GROUP BY batch_id', [site.siteId]);
   for (const id of accepted.keys()) assert.equal(counts.find((c) => c.batch_id === id)?.n, RECORDS, `rows of ${id}`);

@@ -6,6 +6,7 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createAccount, createCredential, createSite } from '../helpers/fixtures.ts';
 import { call, type Answer } from '../helpers/http.ts';
 import { batch, ingestSite, postBatch, sampleRecord, type IngestSite } from './fixtures.ts';
+import { eventually } from '../helpers/eventually.ts';
 
 let app: TestApp;
 let site: IngestSite;
@@ -240,12 +241,11 @@ describe('asynchronous answers', () => {
     assert.equal(r.headers.get('preference-applied'), 'respond-async');
     const location = r.headers.get('location')!;
     assert.equal(location, `/api/v1/sites/${site.siteId}/ingest/receipts/async-1?resource=observations`);
-    const deadline = Date.now() + 10_000;
-    let receipt: Answer;
-    do {
-      receipt = await call(app.url, 'GET', location, { bearer: site.ingestKey });
-      assert.equal(receipt.status, 200, receipt.text);
-    } while (receipt.body.status === 'queued' && Date.now() < deadline && (await new Promise((res) => setTimeout(res, 50, true))));
+    const receipt = await eventually(async () => {
+      const r = await call(app.url, 'GET', location, { bearer: site.ingestKey });
+      assert.equal(r.status, 200, r.text);
+      return r.body.status === 'queued' ? undefined : r;
+    }, 10_000, 'the batch to leave queued');
     assert.equal(receipt.body.status, 'completed');
     assert.equal(receipt.body.applied, 1);
   });
