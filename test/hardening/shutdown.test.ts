@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { exited, radarDaemon, waitForHttp } from '../helpers/cli.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { insertSiteWithIngestKey } from '../helpers/fixtures.ts';
 import { assertAppliedOnce, ingestLoad, visitBatches } from '../helpers/ingest-load.ts';
 import { freePort } from '../helpers/ports.ts';
@@ -44,13 +45,12 @@ test('graceful shutdown of `radar up` under ingest load loses nothing it acknowl
   const first = up();
   await waitForHttp(`${base}/readyz`, 30_000);
   const load = ingestLoad({ base, siteId, ingestKey, clients: 4, next: visitBatches('shutdown', 200), timeoutMs: 20_000 });
-  await new Promise((r) => setTimeout(r, 2000));
-  const acknowledgedBefore = load.acknowledged.size;
+  // Under load: some batches acknowledged, however slow the machine.
+  await eventually(() => (load.acknowledged.size > 3 ? true : undefined), 60_000, 'batches acknowledged under load');
   first.child.kill('SIGTERM');
   const { code } = await exited(first.child);
   await load.stop();
   assert.equal(code, 0, first.output());
-  assert.ok(acknowledgedBefore > 3, `batches were acknowledged under load (${acknowledgedBefore})`);
 
   // Every answer was an acknowledgment or a refused connection once the listener closed:
   // nothing half-answered, no 5xx.
