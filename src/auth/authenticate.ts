@@ -74,6 +74,6 @@ async function authenticateCredential(secret: string, app: AppContext): Promise<
     credentialKind: row.kind,
     // Stored scopes were validated at creation; parse anyway so a renamed scope cannot grant.
     scopes: new Set(row.scopes.filter(isScope)),
-    limits: { credentialRequestsPerMin: row.credential_requests_per_min, ingestRecordsPerMin: row.ingest_records_per_min },
+    limits: { credentialRequestsPerMin: row.requests_per_min ?? row.credential_requests_per_min, ingestRecordsPerMin: row.ingest_records_per_min },
   };
 }

@@ -28,6 +28,8 @@ export interface CredentialAuthRow {
   /** The site's limits; null follows the server default. */
   ingest_records_per_min: number | null;
   credential_requests_per_min: number | null;
+  /** The credential's own limit; null follows the site's. */
+  requests_per_min: number | null;
 }
 
 export function findLiveSession(db: Db, tokenHash: Buffer): Promise<SessionRow | null> {

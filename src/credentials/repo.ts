@@ -17,13 +17,16 @@ export interface CredentialRow {
   created_at: Date;
   expires_at: Date;
   revoked_at: Date | null;
+  requests_per_min: number | null;
 }
 
 export function insertCredential(db: Db, c: {
   siteId: string; createdBy: string; name: string; kind: CredentialKind; scopes: readonly string[];
   prefix: string; secretHash: Buffer; expiresInDays: number;
+  /** Null or absent follows the site's limit. */
+  requestsPerMinute?: number | null;
 }): Promise<CredentialRow> {
-  return db.one<CredentialRow>(q.insert, c);
+  return db.one<CredentialRow>(q.insert, { ...c, requestsPerMinute: c.requestsPerMinute ?? null });
 }
 
 export function listCredentials(db: Db, siteId: string): Promise<CredentialRow[]> {
@@ -45,5 +48,6 @@ export function presentCredential(c: CredentialRow) {
     expiresAt: c.expires_at.toISOString(),
     prefix: c.prefix,
     revokedAt: c.revoked_at ? c.revoked_at.toISOString() : null,
+    requestsPerMinute: c.requests_per_min,
   };
 }

@@ -33,6 +33,7 @@ export const credentialRoutes: Route[] = [
         prefix: secret.slice(0, 12),
         secretHash: hashSecret(secret),
         expiresInDays: body.expiresInDays,
+        requestsPerMinute: body.requestsPerMinute,
       });
       ctx.log.info({ siteId: ctx.params.siteId, credentialId: row.id }, 'credential created');
       return { headers: { 'cache-control': 'no-store' }, body: { ...presentCredential(row), secret } };

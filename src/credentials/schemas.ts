@@ -11,6 +11,8 @@ export const CredentialCreateSchema = z
     kind: z.enum(CREDENTIAL_KINDS),
     scopes: z.array(ScopeSchema).min(1).max(25),
     expiresInDays: z.number().int().min(1).max(365).default(90),
+    requestsPerMinute: z.number().int().min(0).max(100_000_000).nullable().default(null)
+      .describe("requests per minute this credential may make; null follows its site's limit, 0 = no limit"),
   })
   .superRefine((c, zctx) => {
     const allowed = SCOPES_BY_KIND[c.kind];

@@ -94,3 +94,29 @@ test("only the platform admin reads or sets a site's limits, with values checked
   assert.equal(bad.status, 400);
   assert.deepEqual(bad.body.errors.map((e: any) => e.path).sort(), ['/credentialRequestsPerMinute', '/ingestRecordsPerMinute']);
 });
+
+test("a credential's own limit wins over its site's, and is listed with it", async () => {
+  const site = await ingestSite(app);
+  await call(app.url, 'PUT', `/api/v1/sites/${site.siteId}/limits`, { session: admin.session, body: { ingestRecordsPerMinute: null, credentialRequestsPerMinute: 100 } });
+  const strict = await createCredential(app.url, site.account, site.siteId, 'read', ['sites:read'], { requestsPerMinute: 1 });
+  const free = await createCredential(app.url, site.account, site.siteId, 'read', ['sites:read'], { requestsPerMinute: 0 });
+  const get = (bearer: string) => call(app.url, 'GET', `/api/v1/sites/${site.siteId}`, { bearer });
+  assert.equal((await get(strict)).status, 200);
+  const limited = await get(strict);
+  assert.equal(limited.status, 429);
+  assert.equal(limited.headers.get('ratelimit-limit'), '1');
+  // 0 on the credential: no limit, even past an exhausted bucket the site's 100 would refuse.
+  const freeId = (await app.db.one('SELECT id FROM credentials WHERE prefix = $1', [free.slice(0, 12)])).id;
+  await spent(`credential:${freeId}`);
+  const open = await get(free);
+  assert.equal(open.status, 200, open.text);
+  assert.equal(open.headers.get('ratelimit-limit'), null);
+
+  const listed = await call(app.url, 'GET', `/api/v1/sites/${site.siteId}/credentials`, { session: site.account.session });
+  assert.equal(listed.status, 200, listed.text);
+  const limits = Object.fromEntries(listed.body.data.map((c: any) => [c.prefix, c.requestsPerMinute]));
+  assert.equal(limits[strict.slice(0, 12)], 1);
+  assert.equal(limits[free.slice(0, 12)], 0);
+  const bad = await call(app.url, 'POST', `/api/v1/sites/${site.siteId}/credentials`, { session: site.account.session, body: { name: 'x', kind: 'read', scopes: ['sites:read'], requestsPerMinute: -1 } });
+  assert.equal(bad.status, 400);
+});

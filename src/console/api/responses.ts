@@ -37,6 +37,7 @@ export interface Credential {
   expiresAt: string;
   prefix: string;
   revokedAt: string | null;
+  requestsPerMinute: number | null;
   secret?: string;
 }
 

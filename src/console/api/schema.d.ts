@@ -1364,6 +1364,11 @@ export interface operations {
           scopes: ("account:read" | "account:billing:read" | "sites:read" | "submissions:read" | "referrals:read" | "analytics:read" | "customers:read" | "events:read" | "finance:read" | "monitoring:read" | "reports:read" | "actions:read" | "exports:read" | "geo:read" | "geo:evidence:read" | "sites:write" | "credentials:manage" | "exports:create" | "geo:configure" | "geo:manage" | "geo:run" | "ingest:receipt:read" | "ingest:customers:write" | "ingest:events:write" | "ingest:orders:write" | "ingest:payments:write" | "ingest:refunds:write" | "ingest:subscriptions:write" | "ingest:costs:write" | "ingest:campaigns:write" | "ingest:expenses:write" | "ingest:observations:write" | "ingest:summaries:write")[];
           /** @default 90 */
           expiresInDays?: number;
+          /**
+           * @description requests per minute this credential may make; null follows its site's limit, 0 = no limit
+           * @default null
+           */
+          requestsPerMinute?: number | null;
         };
       };
     };
