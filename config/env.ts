@@ -1,15 +1,6 @@
 import { z } from 'zod';
 import { ConfigError } from '../src/errors/config-error.ts';
-
-/** True when the string names a time zone the runtime's ICU knows. */
-export function isTimeZone(tz: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { isTimeZone } from '../src/shared/time-zone.ts';
 
 // Env values are strings; '0'/'1'/'true'/'false' become real booleans here so no
 // module ever compares against a string flag.

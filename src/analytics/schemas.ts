@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { isTimeZone } from '../../config/env.ts';
+import { isTimeZone } from '../shared/time-zone.ts';
 import { normalizeTimestamp } from '../ingest/timestamp.ts';
 
 const LOCAL_DATE = /^\d{4}-\d{2}-\d{2}$/;

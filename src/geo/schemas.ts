@@ -1,6 +1,6 @@
 import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
-import { isTimeZone } from '../../config/env.ts';
+import { isTimeZone } from '../shared/time-zone.ts';
 import { windowParams } from '../analytics/schemas.ts';
 import { Timestamp } from '../ingest/schemas.ts';
 import { httpUrl, text } from '../shared/text.ts';

@@ -31,29 +31,22 @@ function present(row: SiteLimitsRow, config: Config): z.infer<typeof SiteLimitsA
   };
 }
 
-function requireAdmin(ctx: Parameters<Route['handler']>[0]): void {
-  const p = ctx.principal!;
-  if (p.kind !== 'session' || !p.admin) throw new HttpError('insufficient_scope', { detail: "only the platform admin sets a site's limits" });
-}
-
 export const limitRoutes: Route[] = [
   route({
     method: 'GET',
     path: '/api/v1/sites/:siteId/limits',
-    auth: { kind: 'business', scopes: ['sites:read'], sessionOnly: true },
+    auth: { kind: 'business', scopes: [], adminOnly: true },
     docs: { summary: "The site's rate limits (platform admin only)", tags: ['sites'], response: SiteLimitsAnswer },
     handler: async (ctx, app) => {
-      requireAdmin(ctx);
       return { body: present(await siteLimits(app, ctx.params.siteId!), app.config) };
     },
   }),
   route({
     method: 'PUT',
     path: '/api/v1/sites/:siteId/limits',
-    auth: { kind: 'business', scopes: ['sites:write'], sessionOnly: true },
+    auth: { kind: 'business', scopes: [], adminOnly: true },
     docs: { summary: "Set the site's rate limits (platform admin only)", tags: ['sites'], body: SiteLimitsSchema, response: SiteLimitsAnswer },
     handler: async (ctx, app) => {
-      requireAdmin(ctx);
       const body = parseBody(SiteLimitsSchema, ctx);
       const row = await updateSiteLimits(app.db, ctx.params.siteId!, { ingestRecordsPerMin: body.ingestRecordsPerMinute, credentialRequestsPerMin: body.credentialRequestsPerMinute });
       if (!row) throw new HttpError('site_forbidden');

@@ -87,7 +87,7 @@ test("only the platform admin reads or sets a site's limits, with values checked
   const body = { ingestRecordsPerMinute: 1, credentialRequestsPerMinute: 1 };
   const owner = await call(app.url, 'PUT', path, { session: site.account.session, body });
   assert.equal(owner.status, 403);
-  assert.equal(owner.body.code, 'insufficient_scope');
+  assert.equal(owner.body.code, 'admin_required');
   assert.equal((await call(app.url, 'GET', path, { session: site.account.session })).status, 403);
   assert.equal((await call(app.url, 'GET', path, { bearer: site.readKey })).status, 403);
   const bad = await call(app.url, 'PUT', path, { session: admin.session, body: { ingestRecordsPerMinute: -1, credentialRequestsPerMinute: 1.5 } });

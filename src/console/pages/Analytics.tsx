@@ -6,7 +6,8 @@ import { ErrorNote, Field, Loading } from '../ui/bits.tsx';
 import { count, dateTime, moneyList, percent, time } from '../ui/format.ts';
 import { TimeChart, type ChartSeries } from '../ui/TimeChart.tsx';
 import { useLoad } from '../ui/use-load.ts';
-import { addDays, isTimeZone, todayIn, utcToZoned, zonedToUtc, ZONES } from '../ui/zones.ts';
+import { isTimeZone } from '../../shared/time-zone.ts';
+import { addDays, todayIn, utcToZoned, zonedToUtc, ZONES } from '../ui/zones.ts';
 
 const DEFAULT_TZ = 'Asia/Shanghai';
 const PRESETS = [

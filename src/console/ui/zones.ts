@@ -31,13 +31,4 @@ export function utcToZoned(iso: string, tz: string): string {
   return new Date(ms + offsetAt(tz, ms)).toISOString().slice(0, 16);
 }
 
-export function isTimeZone(tz: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export const ZONES: string[] = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : ['Asia/Shanghai', 'UTC'];
