@@ -40,6 +40,13 @@ export async function openPage(context: BrowserContext): Promise<{ page: Page; e
 export async function checkPage(page: Page, errors: string[], name: string, allowed: RegExp[] = []): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  // The same page at a phone's width, to look at: layouts break there first.
+  const viewport = page.viewportSize();
+  if (viewport && viewport.width > 360) {
+    await page.setViewportSize({ width: 360, height: 740 });
+    await page.screenshot({ path: join(SCREENSHOTS, `${name}-phone.png`), fullPage: true });
+    await page.setViewportSize(viewport);
+  }
   const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
   const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   assert.deepEqual(bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')})`), [], `${name}: accessibility`);
