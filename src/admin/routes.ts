@@ -5,16 +5,14 @@ import { openSession } from '../auth/sessions.ts';
 import { HttpError } from '../errors/http-error.ts';
 import { route, type Route } from '../http/route.ts';
 import { parseBody, parseQuery } from '../http/validate.ts';
-import { isUuid } from '../shared/ids.ts';
 import { presentSite } from '../sites/present.ts';
 import { listSitesByStatus, reviewSite } from '../sites/repo.ts';
 import { AccountCreateSchema, AccountUpdateSchema, AdminSitesQuerySchema, ReviewSchema, SetupSchema } from './schemas.ts';
 import { consumeSetupToken } from './setup.ts';
+import { isUniqueViolation } from '../db/pg-errors.ts';
+import { uuidParam } from '../http/params.ts';
 
 const ADMIN = { kind: 'business', scopes: [], adminOnly: true } as const;
-
-/** Postgres' unique_violation: the email is taken (case-insensitively). */
-const isUniqueViolation = (err: unknown) => (err as { code?: string }).code === '23505';
 
 export const adminRoutes: Route[] = [
   route({
@@ -96,8 +94,7 @@ export const adminRoutes: Route[] = [
       errors: [404, 422],
     },
     handler: async (ctx, app) => {
-      const id = ctx.params.accountId!;
-      if (!isUuid(id)) throw new HttpError('validation_failed', { errors: [{ path: 'path.accountId', message: 'must be a UUID' }] });
+      const id = uuidParam(ctx, 'accountId');
       const { disabled } = parseBody(AccountUpdateSchema, ctx);
       if (disabled && id.toLowerCase() === ctx.principal!.accountId) throw new HttpError('semantic_invalid', { detail: 'you cannot disable your own account' });
       const a = await setAccountDisabled(app.db, id, disabled);

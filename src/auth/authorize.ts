@@ -2,9 +2,9 @@ import type { AppContext } from '../app-context.ts';
 import { HttpError } from '../errors/http-error.ts';
 import type { RequestContext } from '../http/context.ts';
 import type { RouteAuth } from '../http/route.ts';
-import { isUuid } from '../shared/ids.ts';
 import { findSite } from '../sites/repo.ts';
 import type { Principal } from './principal.ts';
+import { uuidParam } from '../http/params.ts';
 
 const MUTATING = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 
@@ -18,10 +18,7 @@ export async function authorize(principal: Principal, auth: Extract<RouteAuth, {
       detail: `requests with a session cookie that change data need "Origin: ${app.config.PUBLIC_ORIGIN}"`,
     });
   }
-  const siteId = ctx.params.siteId;
-  if (siteId !== undefined && !isUuid(siteId)) {
-    throw new HttpError('validation_failed', { errors: [{ path: 'path.siteId', message: 'must be a UUID' }] });
-  }
+  const siteId = ctx.params.siteId === undefined ? undefined : uuidParam(ctx, 'siteId');
   if (principal.kind === 'credential') {
     if (auth.sessionOnly || auth.adminOnly) {
       throw new HttpError('credential_not_allowed', { detail: 'this operation needs a logged-in account; credentials cannot perform it' });

@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import { HttpError } from '../errors/http-error.ts';
 import { route, type Route } from '../http/route.ts';
-import { isUuid } from '../shared/ids.ts';
 import { parseBody, parseQuery } from '../http/validate.ts';
 import { fromNanos } from './money.ts';
 import {
@@ -9,6 +8,8 @@ import {
   type GroupRow, type ModelRow, type PriceRow,
 } from './repo.ts';
 import { AccountGroupSchema, ChannelCreateSchema, GroupNameSchema, GroupPutSchema, ModelPutSchema, PriceCreateSchema, PriceQuerySchema } from './schemas.ts';
+import { isUniqueViolation, isForeignKeyViolation } from '../db/pg-errors.ts';
+import { uuidParam } from '../http/params.ts';
 
 const admin = { kind: 'business', scopes: [], sessionOnly: true, adminOnly: true } as const;
 const tags = ['relay admin'];
@@ -32,10 +33,6 @@ export function newPrice(p: z.output<typeof PriceCreateSchema>) {
 
 export function presentModel(m: ModelRow) {
   return { id: m.id, efforts: m.efforts, kind: m.kind, allowUnpriced: m.allow_unpriced };
-}
-
-function isForeignKeyViolation(err: unknown): boolean {
-  return (err as { code?: string }).code === '23503';
 }
 
 /** What the platform admin manages: channels, model settings, groups and who is in which. */
@@ -64,7 +61,7 @@ export const relayAdminRoutes: Route[] = [
       try {
         return { body: await insertChannel(app.db, body) };
       } catch (err) {
-        if ((err as { code?: string }).code === '23505') {
+        if (isUniqueViolation(err)) {
           throw new HttpError('validation_failed', { errors: [{ path: '/name', message: `a channel named ${body.name} already exists` }] });
         }
         throw err;
@@ -126,7 +123,7 @@ export const relayAdminRoutes: Route[] = [
       try {
         return { body: presentPrice(await insertPrice(app.db, newPrice(p))) };
       } catch (err) {
-        if ((err as { code?: string }).code === '23505') {
+        if (isUniqueViolation(err)) {
           throw new HttpError('validation_failed', { errors: [{ path: '/effectiveAt', message: 'the model already has a price taking effect at this instant' }] });
         }
         throw err;
@@ -159,8 +156,7 @@ export const relayAdminRoutes: Route[] = [
     auth: admin,
     docs: { summary: "Move an account into a group; its keys follow within a second", tags, body: AccountGroupSchema, errors: [404] },
     handler: async (ctx, app) => {
-      const accountId = ctx.params.accountId!;
-      if (!isUuid(accountId)) throw new HttpError('validation_failed', { errors: [{ path: 'path.accountId', message: 'must be a UUID' }] });
+      const accountId = uuidParam(ctx, 'accountId');
       const { group } = parseBody(AccountGroupSchema, ctx);
       let row;
       try {

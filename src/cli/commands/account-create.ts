@@ -6,6 +6,7 @@ import { text } from '../../shared/text.ts';
 import { parseFlags, required, type Command } from '../command.ts';
 import { UsageError } from '../../errors/usage-error.ts';
 import { withDb } from '../with-db.ts';
+import { isUniqueViolation } from '../../db/pg-errors.ts';
 
 const PasswordSchema = z.string().min(8, 'password must have at least 8 characters').max(1024);
 const NameSchema = text({ min: 1, max: 160 });
@@ -40,7 +41,7 @@ export const command: Command = {
         const a = await insertAccount(db, { email: email.data, name: name?.data ?? null, passwordHash, admin: values.admin ?? false });
         return { id: a.id, email: a.email, admin: a.admin };
       } catch (err) {
-        if ((err as { code?: string }).code === '23505') throw new UsageError(`an account with email ${email.data} already exists`);
+        if (isUniqueViolation(err)) throw new UsageError(`an account with email ${email.data} already exists`);
         throw err;
       }
     });

@@ -4,6 +4,7 @@ import { GroupNameSchema } from '../../relay/schemas.ts';
 import { parseFlags, parseFlagValues, required, type Command } from '../command.ts';
 import { UsageError } from '../../errors/usage-error.ts';
 import { withDb } from '../with-db.ts';
+import { isForeignKeyViolation } from '../../db/pg-errors.ts';
 
 export const command: Command = {
   usage: 'radar account group --email E --group G',
@@ -18,7 +19,7 @@ export const command: Command = {
         const row = await setAccountGroup(db, account.id, group);
         return { id: account.id, email: account.email, group: row!.group };
       } catch (err) {
-        if ((err as { code?: string }).code === '23503') throw new UsageError(`--group: no group named ${group}; create it with "radar relay group set"`);
+        if (isForeignKeyViolation(err)) throw new UsageError(`--group: no group named ${group}; create it with "radar relay group set"`);
         throw err;
       }
     });

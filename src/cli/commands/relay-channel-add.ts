@@ -5,6 +5,7 @@ import { ChannelCreateSchema } from '../../relay/schemas.ts';
 import { parseFlags, parseFlagValues, required, type Command } from '../command.ts';
 import { UsageError } from '../../errors/usage-error.ts';
 import { withDb } from '../with-db.ts';
+import { isUniqueViolation } from '../../db/pg-errors.ts';
 
 export const command: Command = {
   usage: 'radar relay channel add --name N --base-url URL [--api-key K] --models m1,m2 [--protocols responses,chat,embeddings] [--priority P] [--weight W]',
@@ -31,7 +32,7 @@ export const command: Command = {
       try {
         return await insertChannel(db, channel);
       } catch (err) {
-        if ((err as { code?: string }).code === '23505') throw new UsageError(`a channel named ${channel.name} already exists`);
+        if (isUniqueViolation(err)) throw new UsageError(`a channel named ${channel.name} already exists`);
         throw err;
       }
     });

@@ -9,6 +9,7 @@ import { GroupNameSchema, KeyCreateSchema } from '../../relay/schemas.ts';
 import { parseFlags, parseFlagValues, required, type Command } from '../command.ts';
 import { UsageError } from '../../errors/usage-error.ts';
 import { withDb } from '../with-db.ts';
+import { isForeignKeyViolation } from '../../db/pg-errors.ts';
 
 const FLAGS: Record<string, string> = { requestsPerMinute: '--rpm', tokensPerMinute: '--tpm', budget: '--budget', expiresAt: '--expires-at' };
 
@@ -49,7 +50,7 @@ export const command: Command = {
         const { id } = await insertKey(db, { ...settingsOf(k), name: k.name, models: k.models, accountId: null, group, keyHash: hashSecret(key), prefix: key.slice(0, 10) });
         return { id, key };
       } catch (err) {
-        if ((err as { code?: string }).code === '23503') throw new UsageError(`--group: no group named ${group}; create it with "radar relay group set"`);
+        if (isForeignKeyViolation(err)) throw new UsageError(`--group: no group named ${group}; create it with "radar relay group set"`);
         throw err;
       }
     });
