@@ -4,18 +4,19 @@ import { isTimeZone } from '../src/shared/time-zone.ts';
 
 // Env values are strings; '0'/'1'/'true'/'false' become real booleans here so no
 // module ever compares against a string flag.
-const flag = z
-  .enum(['0', '1', 'true', 'false'])
-  .transform((v) => v === '1' || v === 'true');
+const flag = z.enum(['0', '1', 'true', 'false']).transform((v) => v === '1' || v === 'true');
 
 const url = (protocols: readonly string[]) =>
-  z.string().refine((v) => {
-    try {
-      return protocols.includes(new URL(v).protocol);
-    } catch {
-      return false;
-    }
-  }, `must be a ${protocols.join(' or ')} URL`);
+  z.string().refine(
+    (v) => {
+      try {
+        return protocols.includes(new URL(v).protocol);
+      } catch {
+        return false;
+      }
+    },
+    `must be a ${protocols.join(' or ')} URL`,
+  );
 
 /** The one description of Radar's configuration: every variable, its type and its default. */
 export const ConfigSchema = z
@@ -34,11 +35,19 @@ export const ConfigSchema = z
     ROLLUP_SWEEP_EVERY_MS: z.coerce.number().int().min(1000).max(86_400_000).default(30_000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** Key prefix of every BullMQ queue, so several Radars (or test runs) can share one Redis. */
-    QUEUE_PREFIX: z.string().regex(/^[a-zA-Z0-9_.-]{1,64}$/, 'letters, digits, _ . - only').default('radar'),
+    QUEUE_PREFIX: z
+      .string()
+      .regex(/^[a-zA-Z0-9_.-]{1,64}$/, 'letters, digits, _ . - only')
+      .default('radar'),
     /** How long graceful shutdown may take before in-flight work is abandoned. */
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(15_000),
     /** Seconds a browser session made by login lasts. */
-    SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 365).default(168),
+    SESSION_TTL_HOURS: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 365)
+      .default(168),
     DATABASE_POOL_SIZE: z.coerce.number().int().min(1).max(500).default(20),
     /** How long the front door and workers wait to open a PostgreSQL connection before failing. */
     DATABASE_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(3000),

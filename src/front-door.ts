@@ -28,8 +28,16 @@ export interface FrontDoor {
 }
 
 /** Builds the front door's parts and starts listening. Used by `radar serve` and by tests. */
-export async function startFrontDoor(config: Config, log: Logger = createLogger(config.LOG_LEVEL, { role: 'front-door' })): Promise<FrontDoor> {
-  const db = createDb({ url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, applicationName: 'radar-front-door', connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS });
+export async function startFrontDoor(
+  config: Config,
+  log: Logger = createLogger(config.LOG_LEVEL, { role: 'front-door' }),
+): Promise<FrontDoor> {
+  const db = createDb({
+    url: config.DATABASE_URL,
+    poolSize: config.DATABASE_POOL_SIZE,
+    applicationName: 'radar-front-door',
+    connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+  });
   const redis = createRedis(config.REDIS_URL, { blocking: false, name: 'radar-front-door' });
   // Queue connections may wait for Redis to come back: a job add must not be dropped on a blip.
   const queueRedis = createRedis(config.REDIS_URL, { blocking: true, name: 'radar-front-door-queues' });
@@ -55,26 +63,41 @@ export async function startFrontDoor(config: Config, log: Logger = createLogger(
   metrics.collectFrom(app, QUEUES);
 
   const consoleFiles = new ConsoleFiles();
-  if (!consoleFiles.built) log.warn({ dir: CONSOLE_DIR }, 'the web console is not built (npm install builds it); only the APIs are served');
+  if (!consoleFiles.built)
+    log.warn({ dir: CONSOLE_DIR }, 'the web console is not built (npm install builds it); only the APIs are served');
   let draining = false;
-  const server = await startServer(app, allRoutes(() => draining), { host: config.HOST, port: config.PORT, bodyTimeoutMs: config.BODY_TIMEOUT_MS, console: consoleFiles });
+  const server = await startServer(
+    app,
+    allRoutes(() => draining),
+    { host: config.HOST, port: config.PORT, bodyTimeoutMs: config.BODY_TIMEOUT_MS, console: consoleFiles },
+  );
   log.info({ host: config.HOST, port: server.port }, 'front door listening');
 
-  const close = makeCloser(() => [
-    { name: 'http', run: async (msLeft) => {
-      draining = true;
-      const { unfinished } = await server.close(msLeft);
-      if (unfinished) log.warn({ unfinished }, 'requests still running at shutdown');
-    } },
-    { name: 'worker results', run: () => app.workerResults.close() },
-    // After http (no request uses the relay any more), before queues (the meter flushes into them).
-    { name: 'relay', run: () => app.relay.close() },
-    { name: 'queues', run: () => queues.close() },
-    // quit() on a connection that is not up never settles (or rejects at once) and leaves
-    // its reconnect timer running, which keeps the process alive: only quit what is ready.
-    { name: 'redis', run: () => Promise.all([redis, queueRedis].map((c) => (c.status === 'ready' ? c.quit() : c.disconnect()))) },
-    { name: 'postgres', run: () => db.$pool.end() },
-  ], log, config.SHUTDOWN_TIMEOUT_MS);
+  const close = makeCloser(
+    () => [
+      {
+        name: 'http',
+        run: async (msLeft) => {
+          draining = true;
+          const { unfinished } = await server.close(msLeft);
+          if (unfinished) log.warn({ unfinished }, 'requests still running at shutdown');
+        },
+      },
+      { name: 'worker results', run: () => app.workerResults.close() },
+      // After http (no request uses the relay any more), before queues (the meter flushes into them).
+      { name: 'relay', run: () => app.relay.close() },
+      { name: 'queues', run: () => queues.close() },
+      // quit() on a connection that is not up never settles (or rejects at once) and leaves
+      // its reconnect timer running, which keeps the process alive: only quit what is ready.
+      {
+        name: 'redis',
+        run: () => Promise.all([redis, queueRedis].map((c) => (c.status === 'ready' ? c.quit() : c.disconnect()))),
+      },
+      { name: 'postgres', run: () => db.$pool.end() },
+    ],
+    log,
+    config.SHUTDOWN_TIMEOUT_MS,
+  );
 
   return { port: server.port, app, server, close };
 }

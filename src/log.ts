@@ -8,6 +8,9 @@ export function createLogger(level: string, bindings: Record<string, unknown> = 
     level,
     base: { pid: process.pid, ...bindings },
     // Secrets must never reach a log line, even through a logged header object.
-    redact: { paths: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.secret'], censor: '[redacted]' },
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers.cookie', '*.password', '*.secret'],
+      censor: '[redacted]',
+    },
   });
 }

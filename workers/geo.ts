@@ -23,7 +23,12 @@ export const geoWorker: QueueWorker<typeof GEO_QUEUE> = {
       }
       // The slot the scheduler fired for; a slot delivered twice makes one run.
       const slot = new Date(job.opts.prevMillis ?? job.timestamp);
-      const runId = await insertRun(ctx.db, { siteId: site_id, trigger: 'schedule', scheduledFor: slot, models: config.models });
+      const runId = await insertRun(ctx.db, {
+        siteId: site_id,
+        trigger: 'schedule',
+        scheduledFor: slot,
+        models: config.models,
+      });
       const outcome = await executeRun(ctx, runId);
       ctx.log.info({ jobId: job.id, runId, siteId: site_id, ...outcome }, 'scheduled GEO run finished');
       return outcome?.status ?? 'skipped';
@@ -33,7 +38,10 @@ export const geoWorker: QueueWorker<typeof GEO_QUEUE> = {
       if (!audit || audit.status !== 'running') return 'skipped';
       const outcome = await auditPage(audit.url, { allowPrivate: ctx.config.GEO_AUDIT_ALLOW_PRIVATE_HOSTS });
       await finishAudit(ctx.db, audit_id, outcome);
-      ctx.log.info({ jobId: job.id, auditId: audit_id, status: outcome.status, score: outcome.score, error: outcome.error }, 'GEO audit finished');
+      ctx.log.info(
+        { jobId: job.id, auditId: audit_id, status: outcome.status, score: outcome.score, error: outcome.error },
+        'GEO audit finished',
+      );
       return outcome.status;
     },
   },

@@ -38,8 +38,21 @@ export const ingestWorker: QueueWorker<typeof INGEST_QUEUE> = {
       // The batch's hours are already marked dirty by its transaction; this only asks for them to be folded in soon.
       if (outcome.status === 'completed' && outcome.applied > 0) await ctx.rollupRequests.request(p.site_id);
       // The rejection is committed; a lost count must not make the job apply it again.
-      if (outcome.status === 'rejected') await countRejectedBatch(ctx.redis, ctx.config.QUEUE_PREFIX, outcome.problem.code).catch((err) => ctx.log.warn({ err }, 'batch rejection not counted'));
-      ctx.log.info({ jobId: job.id, resource: p.resource, batchId: p.batch_id, siteId: p.site_id, ...outcome, ...('problem' in outcome ? { problem: outcome.problem.code } : {}) }, 'ingest batch processed');
+      if (outcome.status === 'rejected')
+        await countRejectedBatch(ctx.redis, ctx.config.QUEUE_PREFIX, outcome.problem.code).catch((err) =>
+          ctx.log.warn({ err }, 'batch rejection not counted'),
+        );
+      ctx.log.info(
+        {
+          jobId: job.id,
+          resource: p.resource,
+          batchId: p.batch_id,
+          siteId: p.site_id,
+          ...outcome,
+          ...('problem' in outcome ? { problem: outcome.problem.code } : {}),
+        },
+        'ingest batch processed',
+      );
       return outcome.status;
     },
   },

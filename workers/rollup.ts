@@ -23,17 +23,24 @@ export const rollupWorker: QueueWorker<typeof ROLLUP_QUEUE> = {
     async rollupSite(data, job, ctx) {
       const started = Date.now();
       const outcome = await rollupSite(ctx.db, data.site_id);
-      ctx.log.info({ jobId: job.id, siteId: data.site_id, ...outcome, ms: Date.now() - started }, 'analytics rollup done');
+      ctx.log.info(
+        { jobId: job.id, siteId: data.site_id, ...outcome, ms: Date.now() - started },
+        'analytics rollup done',
+      );
       return outcome;
     },
   },
   // BullMQ stores one scheduler under this id however many workers upsert it, and delivers
   // one job per tick to one of them.
   onStart: async (ctx) => {
-    await ctx.queues.get(ROLLUP_QUEUE).upsertJobScheduler('rollup-sweep', { every: ctx.config.ROLLUP_SWEEP_EVERY_MS }, {
-      name: JOBS.rollupSweep.name,
-      data: {},
-      opts: JOBS.rollupSweep.options,
-    });
+    await ctx.queues.get(ROLLUP_QUEUE).upsertJobScheduler(
+      'rollup-sweep',
+      { every: ctx.config.ROLLUP_SWEEP_EVERY_MS },
+      {
+        name: JOBS.rollupSweep.name,
+        data: {},
+        opts: JOBS.rollupSweep.options,
+      },
+    );
   },
 };

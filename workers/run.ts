@@ -29,7 +29,10 @@ export interface RunningWorkers {
 function dispatcher(worker: AnyQueueWorker, context: WorkerContext): (job: Job) => Promise<unknown> {
   const byName = new Map<string, (job: Job) => Promise<unknown>>();
   // Each handler is typed for its own job's payload; jobPayload checks it against that job's schema.
-  for (const [key, handler] of Object.entries(worker.handlers) as [JobKey, (data: unknown, job: Job, ctx: WorkerContext) => Promise<unknown>][]) {
+  for (const [key, handler] of Object.entries(worker.handlers) as [
+    JobKey,
+    (data: unknown, job: Job, ctx: WorkerContext) => Promise<unknown>,
+  ][]) {
     const def: JobDefinition<z.ZodType> = JOBS[key];
     byName.set(def.name, (job) => handler(jobPayload(def, job), job, context));
   }
@@ -45,12 +48,23 @@ function isQueueName(name: string): name is QueueName {
 }
 
 /** Starts BullMQ workers for the named queues (all when `names` is empty) in this process. */
-export async function startWorkers(config: Config, names: readonly string[], log: Logger = createLogger(config.LOG_LEVEL, { role: 'worker' })): Promise<RunningWorkers> {
+export async function startWorkers(
+  config: Config,
+  names: readonly string[],
+  log: Logger = createLogger(config.LOG_LEVEL, { role: 'worker' }),
+): Promise<RunningWorkers> {
   const unknown = names.filter((n) => !isQueueName(n));
   if (unknown.length) throw new Error(`unknown queue ${unknown.join(', ')}; known: ${QUEUES.join(', ')}`);
-  const chosen: AnyQueueWorker[] = QUEUES.filter((q) => !names.length || names.includes(q)).map((q) => QUEUE_WORKERS[q]);
+  const chosen: AnyQueueWorker[] = QUEUES.filter((q) => !names.length || names.includes(q)).map(
+    (q) => QUEUE_WORKERS[q],
+  );
 
-  const db = createDb({ url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE, applicationName: 'radar-worker', connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS });
+  const db = createDb({
+    url: config.DATABASE_URL,
+    poolSize: config.DATABASE_POOL_SIZE,
+    applicationName: 'radar-worker',
+    connectTimeoutMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+  });
   const queueRedis = createRedis(config.REDIS_URL, { blocking: true, name: 'radar-worker-queues' });
   queueRedis.on('error', (err) => log.debug({ err }, 'redis connection error'));
   const queues = new QueueRegistry(queueRedis, config.QUEUE_PREFIX);
@@ -64,7 +78,9 @@ export async function startWorkers(config: Config, names: readonly string[], log
     rollupRequests: new RollupRequests(queues),
   };
 
-  const connections = chosen.map((def) => createRedis(config.REDIS_URL, { blocking: true, name: `radar-worker-${def.queue}` }));
+  const connections = chosen.map((def) =>
+    createRedis(config.REDIS_URL, { blocking: true, name: `radar-worker-${def.queue}` }),
+  );
   // Without a listener, ioredis reports every failed reconnect as an unhandled error event.
   for (const c of connections) c.on('error', (err) => log.debug({ err }, 'redis connection error'));
   const workers = chosen.map((def, i) => {
@@ -77,7 +93,13 @@ export async function startWorkers(config: Config, names: readonly string[], log
     });
     const timed = (status: 'completed' | 'failed', job: { processedOn?: number; finishedOn?: number } | undefined) => {
       if (!job?.processedOn || !job.finishedOn) return;
-      recordJobDuration(queueRedis, config.QUEUE_PREFIX, def.queue, status, (job.finishedOn - job.processedOn) / 1000).catch((err) => log.debug({ err }, 'job metrics not recorded'));
+      recordJobDuration(
+        queueRedis,
+        config.QUEUE_PREFIX,
+        def.queue,
+        status,
+        (job.finishedOn - job.processedOn) / 1000,
+      ).catch((err) => log.debug({ err }, 'job metrics not recorded'));
     };
     worker.on('completed', (job) => timed('completed', job));
     worker.on('failed', (job, err) => {
@@ -94,18 +116,22 @@ export async function startWorkers(config: Config, names: readonly string[], log
   }
   log.info({ queues: chosen.map((w) => w.queue) }, 'workers started');
 
-  const close = makeCloser(() => [
-    { name: 'background tasks', run: () => Promise.all(started.map((s) => s.close())) },
-    // Ends the model calls of GEO runs at once: a run cut off here is retried from what it stored.
-    { name: 'geo asker', run: () => context.asker.close() },
-    // close() waits for active jobs; the closer's timeout bounds it, and a job cut off
-    // there is handed back to the queue as stalled and retried by another worker.
-    { name: 'workers', run: () => Promise.all(workers.map((w) => w.close())) },
-    { name: 'worker connections', run: () => Promise.all(connections.map((c) => c.quit().catch(() => undefined))) },
-    { name: 'queues', run: () => queues.close() },
-    { name: 'redis', run: () => queueRedis.quit() },
-    { name: 'postgres', run: () => db.$pool.end() },
-  ], log, config.SHUTDOWN_TIMEOUT_MS);
+  const close = makeCloser(
+    () => [
+      { name: 'background tasks', run: () => Promise.all(started.map((s) => s.close())) },
+      // Ends the model calls of GEO runs at once: a run cut off here is retried from what it stored.
+      { name: 'geo asker', run: () => context.asker.close() },
+      // close() waits for active jobs; the closer's timeout bounds it, and a job cut off
+      // there is handed back to the queue as stalled and retried by another worker.
+      { name: 'workers', run: () => Promise.all(workers.map((w) => w.close())) },
+      { name: 'worker connections', run: () => Promise.all(connections.map((c) => c.quit().catch(() => undefined))) },
+      { name: 'queues', run: () => queues.close() },
+      { name: 'redis', run: () => queueRedis.quit() },
+      { name: 'postgres', run: () => db.$pool.end() },
+    ],
+    log,
+    config.SHUTDOWN_TIMEOUT_MS,
+  );
 
   return { queues: chosen.map((w) => w.queue), context, close };
 }

@@ -19,11 +19,17 @@ export interface AccountRow {
   disabled_at: Date | null;
 }
 
-export function insertAccount(db: Pick<Db, 'one'>, a: { email: string; name: string | null; passwordHash: string | null; admin: boolean }): Promise<AccountRow> {
+export function insertAccount(
+  db: Pick<Db, 'one'>,
+  a: { email: string; name: string | null; passwordHash: string | null; admin: boolean },
+): Promise<AccountRow> {
   return db.one<AccountRow>(q.insert, a);
 }
 
-export function findAccountByEmail(db: Db, email: string): Promise<(AccountRow & { password_hash: string | null }) | null> {
+export function findAccountByEmail(
+  db: Db,
+  email: string,
+): Promise<(AccountRow & { password_hash: string | null }) | null> {
   return db.oneOrNone(q.findByEmail, { email });
 }
 
@@ -44,5 +50,12 @@ export async function adminExists(db: Pick<Db, 'one'>): Promise<boolean> {
 }
 
 export function presentAccount(a: AccountRow) {
-  return { id: a.id, email: a.email, name: a.name, admin: a.admin, createdAt: a.created_at.toISOString(), disabledAt: a.disabled_at?.toISOString() ?? null };
+  return {
+    id: a.id,
+    email: a.email,
+    name: a.name,
+    admin: a.admin,
+    createdAt: a.created_at.toISOString(),
+    disabledAt: a.disabled_at?.toISOString() ?? null,
+  };
 }

@@ -13,7 +13,12 @@ export const accountRoutes: Route[] = [
     method: 'POST',
     path: '/api/v1/auth/login',
     auth: { kind: 'public' },
-    docs: { summary: 'Log in with email and password; sets the __Host-radar_session cookie', tags: ['account'], body: LoginSchema, errors: [401, 403] },
+    docs: {
+      summary: 'Log in with email and password; sets the __Host-radar_session cookie',
+      tags: ['account'],
+      body: LoginSchema,
+      errors: [401, 403],
+    },
     handler: async (ctx, app) => {
       // Login has no session yet, but a cross-site form posting here could still plant a
       // session of the attacker's: refuse any Origin that is not ours when one is sent.

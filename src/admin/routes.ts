@@ -7,7 +7,13 @@ import { route, type Route } from '../http/route.ts';
 import { parseBody, parseQuery } from '../http/validate.ts';
 import { presentSite } from '../sites/present.ts';
 import { listSitesByStatus, reviewSite } from '../sites/repo.ts';
-import { AccountCreateSchema, AccountUpdateSchema, AdminSitesQuerySchema, ReviewSchema, SetupSchema } from './schemas.ts';
+import {
+  AccountCreateSchema,
+  AccountUpdateSchema,
+  AdminSitesQuerySchema,
+  ReviewSchema,
+  SetupSchema,
+} from './schemas.ts';
 import { consumeSetupToken } from './setup.ts';
 import { isUniqueViolation } from '../db/pg-errors.ts';
 import { uuidParam } from '../http/params.ts';
@@ -20,7 +26,10 @@ export const adminRoutes: Route[] = [
     path: '/api/v1/setup',
     auth: { kind: 'public' },
     docs: { summary: 'Whether the first-run setup is still open (no admin account exists)', tags: ['admin'] },
-    handler: async (_ctx, app) => ({ headers: { 'cache-control': 'no-store' }, body: { open: !(await adminExists(app.db)) } }),
+    handler: async (_ctx, app) => ({
+      headers: { 'cache-control': 'no-store' },
+      body: { open: !(await adminExists(app.db)) },
+    }),
   }),
   route({
     method: 'POST',
@@ -42,8 +51,10 @@ export const adminRoutes: Route[] = [
       const account = await app.db.tx(async (t) => {
         // One setup at a time, so two tabs cannot both create an admin with one link.
         await t.one("SELECT pg_advisory_xact_lock(hashtext('radar:setup'))");
-        if (await adminExists(t)) throw new HttpError('setup_complete', { detail: 'log in instead, or ask the platform admin for an account' });
-        if (!(await consumeSetupToken(t, body.token))) throw new HttpError('setup_token_invalid', { detail: 'restart `radar up` for a new link' });
+        if (await adminExists(t))
+          throw new HttpError('setup_complete', { detail: 'log in instead, or ask the platform admin for an account' });
+        if (!(await consumeSetupToken(t, body.token)))
+          throw new HttpError('setup_token_invalid', { detail: 'restart `radar up` for a new link' });
         try {
           return await insertAccount(t, { email: body.email, name: body.name ?? null, passwordHash, admin: true });
         } catch (err) {
@@ -74,7 +85,12 @@ export const adminRoutes: Route[] = [
     handler: async (ctx, app) => {
       const body = parseBody(AccountCreateSchema, ctx);
       try {
-        const a = await insertAccount(app.db, { email: body.email, name: body.name ?? null, passwordHash: await hashPassword(body.password), admin: body.admin });
+        const a = await insertAccount(app.db, {
+          email: body.email,
+          name: body.name ?? null,
+          passwordHash: await hashPassword(body.password),
+          admin: body.admin,
+        });
         ctx.log.info({ created: a.id }, 'account created');
         return { body: presentAccount(a) };
       } catch (err) {
@@ -88,7 +104,8 @@ export const adminRoutes: Route[] = [
     path: '/api/v1/admin/accounts/:accountId',
     auth: ADMIN,
     docs: {
-      summary: "Disable an account (it cannot log in, its sessions end, its sites' credentials stop) or enable it again",
+      summary:
+        "Disable an account (it cannot log in, its sessions end, its sites' credentials stop) or enable it again",
       tags: ['admin'],
       body: AccountUpdateSchema,
       errors: [404, 422],
@@ -96,7 +113,8 @@ export const adminRoutes: Route[] = [
     handler: async (ctx, app) => {
       const id = uuidParam(ctx, 'accountId');
       const { disabled } = parseBody(AccountUpdateSchema, ctx);
-      if (disabled && id.toLowerCase() === ctx.principal!.accountId) throw new HttpError('semantic_invalid', { detail: 'you cannot disable your own account' });
+      if (disabled && id.toLowerCase() === ctx.principal!.accountId)
+        throw new HttpError('semantic_invalid', { detail: 'you cannot disable your own account' });
       const a = await setAccountDisabled(app.db, id, disabled);
       if (!a) throw new HttpError('not_found', { detail: `no account ${id}` });
       ctx.log.info({ account: a.id, disabled }, 'account updated');
@@ -107,7 +125,11 @@ export const adminRoutes: Route[] = [
     method: 'GET',
     path: '/api/v1/admin/sites',
     auth: ADMIN,
-    docs: { summary: "Sites in one review status (default pending_review) with their owner's email, oldest change first", tags: ['admin'], query: AdminSitesQuerySchema },
+    docs: {
+      summary: "Sites in one review status (default pending_review) with their owner's email, oldest change first",
+      tags: ['admin'],
+      query: AdminSitesQuerySchema,
+    },
     handler: async (ctx, app) => {
       const { status } = parseQuery(AdminSitesQuerySchema, ctx);
       const rows = await listSitesByStatus(app.db, status);

@@ -17,7 +17,10 @@ const SETUP_TTL_HOURS = 24;
 export async function issueSetupLink(db: Db, publicOrigin: string): Promise<string | null> {
   if (await adminExists(db)) return null;
   const token = newSecret('');
-  await db.none(q.insert, { tokenHash: hashSecret(token), expiresAt: new Date(Date.now() + SETUP_TTL_HOURS * 3_600_000) });
+  await db.none(q.insert, {
+    tokenHash: hashSecret(token),
+    expiresAt: new Date(Date.now() + SETUP_TTL_HOURS * 3_600_000),
+  });
   return `${publicOrigin}/setup#token=${token}`;
 }
 

@@ -16,7 +16,16 @@ const formatters = new Map<string, Intl.DateTimeFormat>();
 function formatter(tz: string): Intl.DateTimeFormat {
   let f = formatters.get(tz);
   if (!f) {
-    f = new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone: tz,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
     formatters.set(tz, f);
   }
   return f;
@@ -80,7 +89,8 @@ function computeDayStart(tz: string, day: number): number {
       else lo = mid + 1;
     }
     start = lo * QUARTER;
-    if (localDay(tz, start - 1) >= day) throw new UncuttableZone(`local day ${isoDate(day)} in ${tz} does not start on a quarter hour`);
+    if (localDay(tz, start - 1) >= day)
+      throw new UncuttableZone(`local day ${isoDate(day)} in ${tz} does not start on a quarter hour`);
   }
   return start;
 }
@@ -109,7 +119,6 @@ export function monthStart(day: number): number {
   const d = new Date(day * DAY);
   return Math.floor(Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1) / DAY);
 }
-
 
 /**
  * The instant of a UTC timestamp as normalizeTimestamp writes it (`…T14:13:27.123456789Z`), as

@@ -32,7 +32,8 @@ export function cover(from: number, to: number): BucketRange[] {
     let grain: Grain;
     let next: number;
     const month = nextUtcMonth(t);
-    if (t === Date.UTC(new Date(t).getUTCFullYear(), new Date(t).getUTCMonth(), 1) && month <= to) [grain, next] = ['m', month];
+    if (t === Date.UTC(new Date(t).getUTCFullYear(), new Date(t).getUTCMonth(), 1) && month <= to)
+      [grain, next] = ['m', month];
     else if (t % DAY === 0 && t + DAY <= to) [grain, next] = ['d', t + DAY];
     else if (t % FOUR_HOURS === 0 && t + FOUR_HOURS <= to) [grain, next] = ['h4', t + FOUR_HOURS];
     else if (t % HOUR === 0 && t + HOUR <= to) [grain, next] = ['h', t + HOUR];

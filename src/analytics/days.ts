@@ -2,7 +2,17 @@ import { RESOURCES, type Resource } from '../auth/scopes.ts';
 import { rangeArrays, type Span } from './cover.ts';
 import { Figures } from './figures.ts';
 import { DAY, HOUR } from './calendar.ts';
-import { dayHours, dayPresence, freshness as loadFreshness, series, summaries, type DayHours, type Queryable, type SeriesRow, type SummaryRow } from './repo.ts';
+import {
+  dayHours,
+  dayPresence,
+  freshness as loadFreshness,
+  series,
+  summaries,
+  type DayHours,
+  type Queryable,
+  type SeriesRow,
+  type SummaryRow,
+} from './repo.ts';
 import { presentWindow, type Window } from './window.ts';
 
 /**
@@ -65,7 +75,9 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
  * What coverage and the summary fold read per local day: whether a day has records of each
  * family, and raw records of each metric a summary can stand in for.
  */
-export const PRESENCE_METRICS: readonly string[] = [...new Set([...RESOURCES.map((r) => `records:${r}`), ...Object.values(SUMMARY_FOLD).map((f) => f.presence)])];
+export const PRESENCE_METRICS: readonly string[] = [
+  ...new Set([...RESOURCES.map((r) => `records:${r}`), ...Object.values(SUMMARY_FOLD).map((f) => f.presence)]),
+];
 
 /**
  * The additive figures of the window and of each of its local days, with summaries folded in
@@ -73,7 +85,12 @@ export const PRESENCE_METRICS: readonly string[] = [...new Set([...RESOURCES.map
  * freshness. Days hold PRESENCE_METRICS and `dayMetrics`: most views need the window's totals
  * only, and reading every metric of every day would cost them more than all else.
  */
-export async function loadDays(lanes: readonly Queryable[], siteId: string, w: Window, dayMetrics: readonly string[] = []): Promise<DayData> {
+export async function loadDays(
+  lanes: readonly Queryable[],
+  siteId: string,
+  w: Window,
+  dayMetrics: readonly string[] = [],
+): Promise<DayData> {
   const db = lanes[0]!;
   const core = hourCore(w);
   let window: SeriesRow[];
@@ -87,7 +104,14 @@ export async function loadDays(lanes: readonly Queryable[], siteId: string, w: W
     // One read for the window's figures: its whole hours (group -1) and, as the groups of their
     // days, the parts of its first and last day outside them.
     window = await series(db, siteId, rangeArrays([{ ...core, group: -1 }, ...fringes(w, core)]), null);
-    days = await daysFromHours(db, siteId, w, core, PRESENCE_METRICS.filter((m) => !dayMetrics.includes(m)), aside ?? (dayMetrics.length > 0 ? dayHours(db, siteId, from, to, dayMetrics) : []));
+    days = await daysFromHours(
+      db,
+      siteId,
+      w,
+      core,
+      PRESENCE_METRICS.filter((m) => !dayMetrics.includes(m)),
+      aside ?? (dayMetrics.length > 0 ? dayHours(db, siteId, from, to, dayMetrics) : []),
+    );
     for (const r of window) if (r.grp >= 0) days[r.grp]!.add(r.metric, r.dim, r.currency, r.value);
   } else {
     window = await series(db, siteId, rangeArrays([{ from: w.from, to: w.to, group: 0 }]), null);
@@ -114,7 +138,10 @@ export async function loadDays(lanes: readonly Queryable[], siteId: string, w: W
   // Counted before the fold, which adds summary figures to the days: for registrations and
   // activations the raw records' presence and the summary's figure have the same name.
   const rawDays = Object.fromEntries(
-    (Object.keys(SUMMARY_FOLD) as SummaryMetric[]).map((m) => [m, days.filter((d) => d.count(SUMMARY_FOLD[m].presence) > 0).length]),
+    (Object.keys(SUMMARY_FOLD) as SummaryMetric[]).map((m) => [
+      m,
+      days.filter((d) => d.count(SUMMARY_FOLD[m].presence) > 0).length,
+    ]),
   ) as Record<SummaryMetric, number>;
   const { used, summaryDays, perMetric } = foldSummaries(w, days, totals, sums);
   const metrics = Object.fromEntries(
@@ -136,7 +163,16 @@ export async function loadDays(lanes: readonly Queryable[], siteId: string, w: W
         RESOURCES.map((r) => {
           const f = families.get(r);
           const withData = days.filter((d) => d.count(`records:${r}`) > 0).length;
-          return [r, { records: f?.records ?? 0, first_occurred_at: iso(f?.first ?? null), last_occurred_at: iso(f?.last ?? null), days_with_data: withData, days_in_window: w.days.length }];
+          return [
+            r,
+            {
+              records: f?.records ?? 0,
+              first_occurred_at: iso(f?.first ?? null),
+              last_occurred_at: iso(f?.last ?? null),
+              days_with_data: withData,
+              days_in_window: w.days.length,
+            },
+          ];
         }),
       ) as Record<Resource, FamilyCoverage>,
       metrics,
@@ -144,7 +180,9 @@ export async function loadDays(lanes: readonly Queryable[], siteId: string, w: W
     },
     freshness: {
       as_of: iso(fresh.computed_at),
-      lag_seconds: fresh.oldest_pending ? Math.max(0, Math.ceil((fresh.now.getTime() - fresh.oldest_pending.getTime()) / 1000)) : 0,
+      lag_seconds: fresh.oldest_pending
+        ? Math.max(0, Math.ceil((fresh.now.getTime() - fresh.oldest_pending.getTime()) / 1000))
+        : 0,
       pending_hours: fresh.pending_hours,
       last_received_at: iso(fresh.last_received_at),
     },
@@ -164,10 +202,12 @@ export function hourCore(w: Window): Span | null {
 
 /** The parts of the window's days outside its whole hours `core`, each as the group of its day. */
 function fringes(w: Window, core: Span): { from: number; to: number; group: number }[] {
-  return w.days.flatMap((d, group) => [
-    { from: d.from, to: Math.min(d.to, core.from), group },
-    { from: Math.max(d.from, core.to), to: d.to, group },
-  ]).filter((p) => p.from < p.to);
+  return w.days
+    .flatMap((d, group) => [
+      { from: d.from, to: Math.min(d.to, core.from), group },
+      { from: Math.max(d.from, core.to), to: d.to, group },
+    ])
+    .filter((p) => p.from < p.to);
 }
 
 /**
@@ -177,7 +217,14 @@ function fringes(w: Window, core: Span): { from: number; to: number; group: numb
  * hours have data, > 0 exactly when the day has data, which is all coverage and the summary
  * fold ask of them.
  */
-async function daysFromHours(db: Queryable, siteId: string, w: Window, core: Span, presence: readonly string[], valueRows: Promise<DayHours[]> | DayHours[]): Promise<Figures[]> {
+async function daysFromHours(
+  db: Queryable,
+  siteId: string,
+  w: Window,
+  core: Span,
+  presence: readonly string[],
+  valueRows: Promise<DayHours[]> | DayHours[],
+): Promise<Figures[]> {
   const days = w.days.map(() => new Figures());
   const starts = w.days.map((d) => d.from);
   const { from, to } = utcDays(core);
@@ -205,13 +252,22 @@ async function daysFromHours(db: Queryable, siteId: string, w: Window, core: Spa
     if (sum !== 0) add(day, sum);
   };
   for (const [utcDay, metric, dim, currency, hours] of await valueRows) {
-    spread(utcDay, (i) => hours[i]!, (d, sum) => days[d]!.add(metric, dim, currency, sum));
+    spread(
+      utcDay,
+      (i) => hours[i]!,
+      (d, sum) => days[d]!.add(metric, dim, currency, sum),
+    );
   }
   const wanted = new Set(presence);
   for (const { day: utcDay, metrics, hours } of await dayPresence(db, siteId, from, to)) {
     metrics.forEach((metric, k) => {
       const mask = hours[k]!;
-      if (wanted.has(metric)) spread(utcDay, (i) => (mask >>> i) & 1, (d, n) => days[d]!.add(metric, '', '', n));
+      if (wanted.has(metric))
+        spread(
+          utcDay,
+          (i) => (mask >>> i) & 1,
+          (d, n) => days[d]!.add(metric, '', '', n),
+        );
     });
   }
   return days;
@@ -223,9 +279,19 @@ function utcDays(s: Span): Span {
 }
 
 /** Local days of any zone, each read as its own ranges of buckets (quarter hours at the ends). */
-async function daysFromRanges(db: Queryable, siteId: string, w: Window, metrics: readonly string[]): Promise<Figures[]> {
+async function daysFromRanges(
+  db: Queryable,
+  siteId: string,
+  w: Window,
+  metrics: readonly string[],
+): Promise<Figures[]> {
   const days = w.days.map(() => new Figures());
-  for (const r of await series(db, siteId, rangeArrays(w.days.map((d, i) => ({ from: d.from, to: d.to, group: i }))), metrics)) {
+  for (const r of await series(
+    db,
+    siteId,
+    rangeArrays(w.days.map((d, i) => ({ from: d.from, to: d.to, group: i }))),
+    metrics,
+  )) {
     days[r.grp]!.add(r.metric, r.dim, r.currency, r.value);
   }
   return days;
@@ -249,7 +315,10 @@ function lastAtOrBefore(sorted: readonly number[], t: number): number {
  * unit does not fit the metric (money without a currency, a count with one), are not used.
  */
 function foldSummaries(w: Window, days: Figures[], totals: Figures, sums: readonly SummaryRow[]) {
-  const perMetric = Object.fromEntries(Object.keys(SUMMARY_FOLD).map((m) => [m, new Set<number>()])) as Record<SummaryMetric, Set<number>>;
+  const perMetric = Object.fromEntries(Object.keys(SUMMARY_FOLD).map((m) => [m, new Set<number>()])) as Record<
+    SummaryMetric,
+    Set<number>
+  >;
   const summaryDays = new Set<number>();
   let used = 0;
   for (const s of sums) {

@@ -13,7 +13,11 @@ export const ROLLUP_SLOT_MS = 1000;
  * closed, so it sees every change whose enqueue landed in that slot, and a change arriving
  * later falls in a later slot with its own job.
  */
-export async function enqueueRollups(queues: QueueRegistry, siteIds: readonly string[], now = Date.now()): Promise<void> {
+export async function enqueueRollups(
+  queues: QueueRegistry,
+  siteIds: readonly string[],
+  now = Date.now(),
+): Promise<void> {
   if (!siteIds.length) return;
   const def = JOBS.rollupSite;
   const slot = Math.floor(now / ROLLUP_SLOT_MS);

@@ -64,12 +64,20 @@ export class Figures {
       const d = (out[e.dim || 'unspecified'] ??= {});
       d[e.currency] = (d[e.currency] ?? 0) + e.value;
     }
-    return Object.fromEntries(Object.keys(out).sort().map((k) => [k, sorted(out[k]!)]));
+    return Object.fromEntries(
+      Object.keys(out)
+        .sort()
+        .map((k) => [k, sorted(out[k]!)]),
+    );
   }
 }
 
 function sorted(m: Money): Money {
-  return Object.fromEntries(Object.keys(m).sort().map((k) => [k, m[k]!]));
+  return Object.fromEntries(
+    Object.keys(m)
+      .sort()
+      .map((k) => [k, m[k]!]),
+  );
 }
 
 /** a − b − …, per currency; a currency only in a subtrahend goes negative. */

@@ -94,7 +94,12 @@ export interface SeriesRow {
 }
 
 /** `metrics`: only these metrics; null: all. */
-export function series(db: Queryable, siteId: string, r: RangeArrays, metrics: readonly string[] | null): Promise<SeriesRow[]> {
+export function series(
+  db: Queryable,
+  siteId: string,
+  r: RangeArrays,
+  metrics: readonly string[] | null,
+): Promise<SeriesRow[]> {
   return db.any(q.series, { ...ranged(siteId, r, 'edgeCounts'), metrics });
 }
 
@@ -102,8 +107,19 @@ export function series(db: Queryable, siteId: string, r: RangeArrays, metrics: r
 export type DayHours = [number, string, string, string, number[]];
 
 /** Site totals of these metrics on whole UTC days with their hourly values; `from`, `to` are UTC midnights. */
-export async function dayHours(db: Queryable, siteId: string, from: number, to: number, metrics: readonly string[]): Promise<DayHours[]> {
-  const { rows } = await db.one<{ rows: string }>(q.dayHours, { siteId, from: isoInstant(from), to: isoInstant(to), metrics });
+export async function dayHours(
+  db: Queryable,
+  siteId: string,
+  from: number,
+  to: number,
+  metrics: readonly string[],
+): Promise<DayHours[]> {
+  const { rows } = await db.one<{ rows: string }>(q.dayHours, {
+    siteId,
+    from: isoInstant(from),
+    to: isoInstant(to),
+    metrics,
+  });
   if (!rows) return [];
   return rows.split('\n').map((line) => {
     const [bucket, metric, dim, currency, hours] = line.split('|') as [string, string, string, string, string];
@@ -120,7 +136,11 @@ export interface DayPresence {
 
 /** The hours with data per metric of the UTC days in [from, to) (UTC midnights) that have any. */
 export async function dayPresence(db: Queryable, siteId: string, from: number, to: number): Promise<DayPresence[]> {
-  const { rows } = await db.one<{ rows: string }>(q.dayPresence, { siteId, from: isoInstant(from), to: isoInstant(to) });
+  const { rows } = await db.one<{ rows: string }>(q.dayPresence, {
+    siteId,
+    from: isoInstant(from),
+    to: isoInstant(to),
+  });
   if (!rows) return [];
   return rows.split('\n').map((line) => {
     const [day, metrics, hours] = line.split('|') as [string, string, string];
@@ -140,7 +160,12 @@ export function sources(db: Queryable, siteId: string, r: RangeArrays): Promise<
   return db.any(q.sources, ranged(siteId, r, 'edgeCounts'));
 }
 
-export function distinctUsers(db: Queryable, siteId: string, kinds: readonly string[], r: RangeArrays): Promise<{ grp: number; kind: string; users: number }[]> {
+export function distinctUsers(
+  db: Queryable,
+  siteId: string,
+  kinds: readonly string[],
+  r: RangeArrays,
+): Promise<{ grp: number; kind: string; users: number }[]> {
   return db.any(q.distinctUsers, { ...ranged(siteId, r, 'edgeSets'), kinds });
 }
 
@@ -150,11 +175,22 @@ export interface ChunkPart {
   of: number;
 }
 
-export function funnelSteps(db: Queryable, siteId: string, kinds: readonly string[], r: RangeArrays, part: ChunkPart): Promise<{ step: number; users: number }[]> {
+export function funnelSteps(
+  db: Queryable,
+  siteId: string,
+  kinds: readonly string[],
+  r: RangeArrays,
+  part: ChunkPart,
+): Promise<{ step: number; users: number }[]> {
   return db.many(q.funnel, { ...ranged(siteId, r, 'edgeSets'), kinds, part: part.index, parts: part.of });
 }
 
-export function retentionCells(db: Queryable, siteId: string, r: RangeArrays, part: ChunkPart): Promise<{ cohort: number; week: number; users: number }[]> {
+export function retentionCells(
+  db: Queryable,
+  siteId: string,
+  r: RangeArrays,
+  part: ChunkPart,
+): Promise<{ cohort: number; week: number; users: number }[]> {
   return db.any(q.retention, { ...ranged(siteId, r, 'edgeSets'), part: part.index, parts: part.of });
 }
 
@@ -171,11 +207,18 @@ export function summaries(db: Queryable, siteId: string, from: number, to: numbe
 }
 
 /** Per currency with any: MRR and active subscriptions at instant `at`. */
-export function subscriptionState(db: Queryable, siteId: string, at: number): Promise<{ currency: string; mrr: number; active: number }[]> {
+export function subscriptionState(
+  db: Queryable,
+  siteId: string,
+  at: number,
+): Promise<{ currency: string; mrr: number; active: number }[]> {
   return db.any(q.subscriptions, { siteId, at: isoInstant(at) });
 }
 
-export function campaigns(db: Queryable, siteId: string): Promise<{ campaign_id: string; name: string; channel: string }[]> {
+export function campaigns(
+  db: Queryable,
+  siteId: string,
+): Promise<{ campaign_id: string; name: string; channel: string }[]> {
   return db.any(q.campaigns, { siteId });
 }
 

@@ -12,7 +12,13 @@ interface View<S extends z.ZodType<AnalyticsQuery>> {
   summary: string;
   scopes: Scope[];
   schema: S;
-  run(snapshots: SharedSnapshots, siteId: string, w: Window, query: z.output<S>, now: number): Promise<ViewAnswer<unknown>>;
+  run(
+    snapshots: SharedSnapshots,
+    siteId: string,
+    w: Window,
+    query: z.output<S>,
+    now: number,
+  ): Promise<ViewAnswer<unknown>>;
 }
 
 /**
@@ -26,7 +32,8 @@ function viewRoute<S extends z.ZodType<AnalyticsQuery>>(v: View<S>): Route {
     auth: { kind: 'business', scopes: v.scopes },
     docs: {
       summary: v.summary,
-      description: 'Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or any instant with a zone, `to` exclusive, at most 366 days; default the last 30 local days up to now. Money is a map currency → minor units, never converted.',
+      description:
+        'Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or any instant with a zone, `to` exclusive, at most 366 days; default the last 30 local days up to now. Money is a map currency → minor units, never converted.',
       tags: ['analytics'],
       query: v.schema,
       errors: [400],
@@ -43,10 +50,47 @@ function viewRoute<S extends z.ZodType<AnalyticsQuery>>(v: View<S>): Route {
 const READ: Scope[] = ['analytics:read'];
 
 export const analyticsRoutes: Route[] = [
-  viewRoute({ name: 'overview', summary: 'Visits, visitors, registrations, activations, active users, paid orders, money, MRR and uptime of a window', scopes: READ, schema: AnalyticsQuerySchema, run: (db, site, w, _q, now) => overview(db, site, w, now) }),
-  viewRoute({ name: 'acquisition', summary: 'Figures per channel and campaign, with spend, CAC and ROAS per currency', scopes: READ, schema: AnalyticsQuerySchema, run: (db, site, w) => acquisition(db, site, w) }),
-  viewRoute({ name: 'timeseries', summary: 'Figures per local day, week or month, zero-filled, unobserved periods marked', scopes: READ, schema: TimeseriesQuerySchema, run: (db, site, w, q) => timeseries(db, site, w, q.interval) }),
-  viewRoute({ name: 'finance', summary: 'Receipts, refunds, costs, expenses, margin, MRR/ARR and subscription changes per currency', scopes: [...READ, 'finance:read'], schema: AnalyticsQuerySchema, run: (db, site, w, _q, now) => finance(db, site, w, now) }),
-  viewRoute({ name: 'funnel', summary: 'Distinct users at each step from visit to paid order, with conversions', scopes: READ, schema: AnalyticsQuerySchema, run: (db, site, w) => funnel(db, site, w) }),
-  viewRoute({ name: 'retention', summary: 'Weekly registration cohorts and the share active in each later week', scopes: READ, schema: AnalyticsQuerySchema, run: (db, site, w) => retention(db, site, w) }),
+  viewRoute({
+    name: 'overview',
+    summary:
+      'Visits, visitors, registrations, activations, active users, paid orders, money, MRR and uptime of a window',
+    scopes: READ,
+    schema: AnalyticsQuerySchema,
+    run: (db, site, w, _q, now) => overview(db, site, w, now),
+  }),
+  viewRoute({
+    name: 'acquisition',
+    summary: 'Figures per channel and campaign, with spend, CAC and ROAS per currency',
+    scopes: READ,
+    schema: AnalyticsQuerySchema,
+    run: (db, site, w) => acquisition(db, site, w),
+  }),
+  viewRoute({
+    name: 'timeseries',
+    summary: 'Figures per local day, week or month, zero-filled, unobserved periods marked',
+    scopes: READ,
+    schema: TimeseriesQuerySchema,
+    run: (db, site, w, q) => timeseries(db, site, w, q.interval),
+  }),
+  viewRoute({
+    name: 'finance',
+    summary: 'Receipts, refunds, costs, expenses, margin, MRR/ARR and subscription changes per currency',
+    scopes: [...READ, 'finance:read'],
+    schema: AnalyticsQuerySchema,
+    run: (db, site, w, _q, now) => finance(db, site, w, now),
+  }),
+  viewRoute({
+    name: 'funnel',
+    summary: 'Distinct users at each step from visit to paid order, with conversions',
+    scopes: READ,
+    schema: AnalyticsQuerySchema,
+    run: (db, site, w) => funnel(db, site, w),
+  }),
+  viewRoute({
+    name: 'retention',
+    summary: 'Weekly registration cohorts and the share active in each later week',
+    scopes: READ,
+    schema: AnalyticsQuerySchema,
+    run: (db, site, w) => retention(db, site, w),
+  }),
 ];

@@ -14,7 +14,11 @@ const Bound = z.string().transform((v, ctx) => {
   }
   const r = normalizeTimestamp(v);
   if ('utc' in r) return r.utc;
-  ctx.issues.push({ code: 'custom', message: 'must be a date YYYY-MM-DD or an ISO 8601 date-time with a zone', input: v });
+  ctx.issues.push({
+    code: 'custom',
+    message: 'must be a date YYYY-MM-DD or an ISO 8601 date-time with a zone',
+    input: v,
+  });
   return z.NEVER;
 });
 

@@ -2,7 +2,10 @@ import PQueue from 'p-queue';
 import { pgp, type Db } from '../db/connection.ts';
 import { applyTxSettings, type Queryable } from './repo.ts';
 
-const READ_SNAPSHOT = new pgp.txMode.TransactionMode({ tiLevel: pgp.txMode.isolationLevel.repeatableRead, readOnly: true });
+const READ_SNAPSHOT = new pgp.txMode.TransactionMode({
+  tiLevel: pgp.txMode.isolationLevel.repeatableRead,
+  readOnly: true,
+});
 
 /**
  * Reads in one read-only transaction: one snapshot, so everything read agrees, under
@@ -60,7 +63,15 @@ export class SharedSnapshots {
             open(t);
             await finished;
           });
-          return { opened: Promise.race([opened, ended.then((): never => { throw new Error('snapshot lane ended before it opened'); })]), ended };
+          return {
+            opened: Promise.race([
+              opened,
+              ended.then((): never => {
+                throw new Error('snapshot lane ended before it opened');
+              }),
+            ]),
+            ended,
+          };
         });
         try {
           return await read([first, ...(await Promise.all(others.map((o) => o.opened)))]);

@@ -2,7 +2,16 @@ import { addBuckets, addPeriod, rangeArrays, type RangeArrays } from './cover.ts
 import { isoInstant } from './calendar.ts';
 import { hourCore, loadDays, total, type Coverage, type DayData, type Freshness } from './days.ts';
 import { currenciesOf, Figures, ratio, scale, subtract, type Money } from './figures.ts';
-import { campaigns, distinctUsers, funnelSteps, retentionCells, sources, subscriptionState, type ChunkPart, type Queryable } from './repo.ts';
+import {
+  campaigns,
+  distinctUsers,
+  funnelSteps,
+  retentionCells,
+  sources,
+  subscriptionState,
+  type ChunkPart,
+  type Queryable,
+} from './repo.ts';
 import type { SharedSnapshots } from './snapshot.ts';
 import { periods, type Interval, type Window } from './window.ts';
 
@@ -26,7 +35,13 @@ interface ViewResult<D> {
  * freshness agree with each other. `compute` awaits the day figures when it needs them; on a
  * pool too small for separate lanes it runs after them on their connection.
  */
-async function answer<D>(snapshots: SharedSnapshots, siteId: string, w: Window, compute: (t: readonly Queryable[], days: Promise<DayData>) => Promise<ViewResult<D>>, lanes = 2): Promise<ViewAnswer<D>> {
+async function answer<D>(
+  snapshots: SharedSnapshots,
+  siteId: string,
+  w: Window,
+  compute: (t: readonly Queryable[], days: Promise<DayData>) => Promise<ViewResult<D>>,
+  lanes = 2,
+): Promise<ViewAnswer<D>> {
   const [days, { data, money }] = await snapshots.read(lanes, async ([first, ...rest]) => {
     const days = loadDays([first!], siteId, w);
     if (rest.length === 0) {
@@ -47,7 +62,10 @@ async function answer<D>(snapshots: SharedSnapshots, siteId: string, w: Window, 
  * hold disjoint users, so their rows add up. Retention and funnels spend their time OR-ing and
  * AND-ing bitmaps, which splits evenly.
  */
-async function inParts<R>(t: readonly Queryable[], read: (tx: Queryable, part: ChunkPart) => Promise<R[]>): Promise<R[]> {
+async function inParts<R>(
+  t: readonly Queryable[],
+  read: (tx: Queryable, part: ChunkPart) => Promise<R[]>,
+): Promise<R[]> {
   return (await Promise.all(t.map((tx, index) => read(tx, { index, of: t.length })))).flat();
 }
 
@@ -72,7 +90,9 @@ async function subscriptions(db: Queryable, siteId: string, w: Window, now: numb
 }
 
 function uptime(t: Figures) {
-  const [healthy, degraded, down, unknown] = (['healthy', 'degraded', 'down', 'unknown'] as const).map((s) => t.count('observations', s));
+  const [healthy, degraded, down, unknown] = (['healthy', 'degraded', 'down', 'unknown'] as const).map((s) =>
+    t.count('observations', s),
+  );
   return { ratio: ratio(healthy! + degraded!, healthy! + degraded! + down!), healthy, degraded, down, unknown };
 }
 
@@ -108,7 +128,9 @@ export function overview(snapshots: SharedSnapshots, siteId: string, w: Window, 
 export async function timeseries(snapshots: SharedSnapshots, siteId: string, w: Window, interval: Interval) {
   // Other zones read their days as ranges of buckets, all on one connection.
   const lanes = hourCore(w) ? 2 : 1;
-  const { days, summaryDays, coverage, freshness } = await snapshots.read(lanes, (t) => loadDays(t, siteId, w, TIMESERIES_METRICS));
+  const { days, summaryDays, coverage, freshness } = await snapshots.read(lanes, (t) =>
+    loadDays(t, siteId, w, TIMESERIES_METRICS),
+  );
   const money: Money[] = [];
   const buckets = periods(w, interval).map(({ period, days: idx }) => {
     const t = total(days, idx);
@@ -158,7 +180,11 @@ export function finance(snapshots: SharedSnapshots, siteId: string, w: Window, n
       margin: subtract(net, costs, expenses),
       mrr: subs.mrr,
       arr: subs.arr,
-      subscriptions: { active: subs.active, new: t.count('new_subscriptions'), churned: t.count('churned_subscriptions') },
+      subscriptions: {
+        active: subs.active,
+        new: t.count('new_subscriptions'),
+        churned: t.count('churned_subscriptions'),
+      },
     };
     return { data, money: [receipts, refunds, costs, expenses, subs.mrr] };
   });
@@ -190,24 +216,37 @@ export function acquisition(snapshots: SharedSnapshots, siteId: string, w: Windo
     const campaignOf = new Map(known.map((c) => [c.campaign_id, c]));
     const byChannel = new Map<string | null, SourceFigures>();
     const byCampaign = new Map<string, SourceFigures>();
-    const empty = (): SourceFigures => ({ visits: 0, registrations: 0, activations: 0, paid_orders: 0, revenue: {}, spend: {} });
+    const empty = (): SourceFigures => ({
+      visits: 0,
+      registrations: 0,
+      activations: 0,
+      paid_orders: 0,
+      revenue: {},
+      spend: {},
+    });
     for (const r of rows) {
       // An event without a channel takes its campaign's; spend always does.
       const channel = r.channel || campaignOf.get(r.campaign_id)?.channel || null;
       const targets = [byChannel.get(channel) ?? byChannel.set(channel, empty()).get(channel)!];
-      if (r.campaign_id) targets.push(byCampaign.get(r.campaign_id) ?? byCampaign.set(r.campaign_id, empty()).get(r.campaign_id)!);
+      if (r.campaign_id)
+        targets.push(byCampaign.get(r.campaign_id) ?? byCampaign.set(r.campaign_id, empty()).get(r.campaign_id)!);
       for (const f of targets) {
-        if (r.metric === 'revenue' || r.metric === 'spend') f[r.metric][r.currency] = (f[r.metric][r.currency] ?? 0) + r.value;
+        if (r.metric === 'revenue' || r.metric === 'spend')
+          f[r.metric][r.currency] = (f[r.metric][r.currency] ?? 0) + r.value;
         else f[r.metric as 'visits' | 'registrations' | 'activations' | 'paid_orders'] += r.value;
       }
     }
-    const channels = [...byChannel].sort(([a], [b]) => (a === null ? 1 : b === null ? -1 : a.localeCompare(b))).map(([channel, f]) => ({ channel, ...presentSource(f) }));
-    const campaignList = [...byCampaign].sort(([a], [b]) => a.localeCompare(b)).map(([id, f]) => ({
-      campaign_id: id,
-      name: campaignOf.get(id)?.name ?? null,
-      channel: campaignOf.get(id)?.channel ?? null,
-      ...presentSource(f),
-    }));
+    const channels = [...byChannel]
+      .sort(([a], [b]) => (a === null ? 1 : b === null ? -1 : a.localeCompare(b)))
+      .map(([channel, f]) => ({ channel, ...presentSource(f) }));
+    const campaignList = [...byCampaign]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([id, f]) => ({
+        campaign_id: id,
+        name: campaignOf.get(id)?.name ?? null,
+        channel: campaignOf.get(id)?.channel ?? null,
+        ...presentSource(f),
+      }));
     const money = [...channels, ...campaignList].flatMap((s) => [s.revenue, s.spend]);
     return { data: { channels, campaigns: campaignList }, money };
   });
@@ -222,48 +261,68 @@ const FUNNEL = [
 ] as const;
 
 export function funnel(snapshots: SharedSnapshots, siteId: string, w: Window) {
-  return answer(snapshots, siteId, w, async (t) => {
-    const rows = await inParts(t, (tx, part) => funnelSteps(tx, siteId, FUNNEL.map((s) => s.kind), whole(w), part));
-    const users = FUNNEL.map((_, i) => rows.reduce((n, r) => (r.step === i + 1 ? n + r.users : n), 0));
-    const steps = FUNNEL.map((s, i) => ({
-      step: s.step,
-      users: users[i]!,
-      conversion_from_previous: i === 0 ? null : ratio(users[i]!, users[i - 1]!),
-    }));
-    return { data: { steps, overall_conversion: ratio(users.at(-1)!, users[0]!) }, money: [] };
-  }, SPLIT_LANES);
+  return answer(
+    snapshots,
+    siteId,
+    w,
+    async (t) => {
+      const rows = await inParts(t, (tx, part) =>
+        funnelSteps(
+          tx,
+          siteId,
+          FUNNEL.map((s) => s.kind),
+          whole(w),
+          part,
+        ),
+      );
+      const users = FUNNEL.map((_, i) => rows.reduce((n, r) => (r.step === i + 1 ? n + r.users : n), 0));
+      const steps = FUNNEL.map((s, i) => ({
+        step: s.step,
+        users: users[i]!,
+        conversion_from_previous: i === 0 ? null : ratio(users[i]!, users[i - 1]!),
+      }));
+      return { data: { steps, overall_conversion: ratio(users.at(-1)!, users[0]!) }, money: [] };
+    },
+    SPLIT_LANES,
+  );
 }
 
 /** 0001-01-01, the earliest timestamp ingest accepts: where "before the window" starts. */
 const BEGINNING = new Date(0).setUTCFullYear(1, 0, 1);
 
 export function retention(snapshots: SharedSnapshots, siteId: string, w: Window) {
-  return answer(snapshots, siteId, w, async (t) => {
-    const weeks = periods(w, 'week').map((p) => p.period);
-    const ranges = rangeArrays(weeks.map((p, i) => ({ from: p.from, to: p.to, group: i })));
-    // Group -1, everything before the window: whole months from the beginning, then the rest.
-    const monthStart = Date.UTC(new Date(w.from).getUTCFullYear(), new Date(w.from).getUTCMonth(), 1);
-    if (BEGINNING < monthStart) addBuckets(ranges, { grain: 'm', lo: BEGINNING, hi: monthStart }, -1);
-    addPeriod(ranges, monthStart, w.from, -1);
-    const cells = new Map<string, number>();
-    for (const c of await inParts(t, (tx, part) => retentionCells(tx, siteId, ranges, part))) {
-      const k = `${c.cohort}:${c.week}`;
-      cells.set(k, (cells.get(k) ?? 0) + c.users);
-    }
-    const cell = (cohort: number, week: number) => cells.get(`${cohort}:${week}`) ?? 0;
-    const cohorts = weeks.map((p, i) => {
-      const size = cell(i, i);
-      return {
-        label: p.label,
-        start: isoInstant(p.from),
-        end: isoInstant(p.to),
-        users: size,
-        weeks: weeks.slice(i + 1).map((_, k) => {
-          const active = cell(i, i + 1 + k);
-          return { offset: k + 1, active_users: active, share: ratio(active, size) };
-        }),
-      };
-    });
-    return { data: { cohorts }, money: [] };
-  }, SPLIT_LANES);
+  return answer(
+    snapshots,
+    siteId,
+    w,
+    async (t) => {
+      const weeks = periods(w, 'week').map((p) => p.period);
+      const ranges = rangeArrays(weeks.map((p, i) => ({ from: p.from, to: p.to, group: i })));
+      // Group -1, everything before the window: whole months from the beginning, then the rest.
+      const monthStart = Date.UTC(new Date(w.from).getUTCFullYear(), new Date(w.from).getUTCMonth(), 1);
+      if (BEGINNING < monthStart) addBuckets(ranges, { grain: 'm', lo: BEGINNING, hi: monthStart }, -1);
+      addPeriod(ranges, monthStart, w.from, -1);
+      const cells = new Map<string, number>();
+      for (const c of await inParts(t, (tx, part) => retentionCells(tx, siteId, ranges, part))) {
+        const k = `${c.cohort}:${c.week}`;
+        cells.set(k, (cells.get(k) ?? 0) + c.users);
+      }
+      const cell = (cohort: number, week: number) => cells.get(`${cohort}:${week}`) ?? 0;
+      const cohorts = weeks.map((p, i) => {
+        const size = cell(i, i);
+        return {
+          label: p.label,
+          start: isoInstant(p.from),
+          end: isoInstant(p.to),
+          users: size,
+          weeks: weeks.slice(i + 1).map((_, k) => {
+            const active = cell(i, i + 1 + k);
+            return { offset: k + 1, active_users: active, share: ratio(active, size) };
+          }),
+        };
+      });
+      return { data: { cohorts }, money: [] };
+    },
+    SPLIT_LANES,
+  );
 }

@@ -1,6 +1,16 @@
 import { HttpError } from '../errors/http-error.ts';
 import { UncuttableZone } from '../errors/uncuttable-zone-error.ts';
-import { canonicalZone, dayOfDate, dayStart, instantOf, isoDate, isoInstant, localDay, monthStart, weekday } from './calendar.ts';
+import {
+  canonicalZone,
+  dayOfDate,
+  dayStart,
+  instantOf,
+  isoDate,
+  isoInstant,
+  localDay,
+  monthStart,
+  weekday,
+} from './calendar.ts';
 import type { WindowParams } from './schemas.ts';
 
 /** The longest window a view answers for, in local days. */
@@ -52,7 +62,8 @@ export function resolveWindow(q: WindowParams, defaultTz: string, now: number): 
     // The local day holding the window's last instant, to the microsecond.
     const lastDay = (end: number) => localDay(tz, Math.ceil(end) - 1);
     const from = bound(q.from, () => dayStart(tz, lastDay(to) - (DEFAULT_WINDOW_DAYS - 1)));
-    if (to <= from) throw invalid('to', q.to === undefined ? 'must be after from (to defaults to now)' : 'must be after from');
+    if (to <= from)
+      throw invalid('to', q.to === undefined ? 'must be after from (to defaults to now)' : 'must be after from');
     const first = localDay(tz, Math.floor(from));
     const last = lastDay(to);
     if (last - first + 1 > MAX_WINDOW_DAYS) throw invalid('to', `the window may span at most ${MAX_WINDOW_DAYS} days`);
@@ -62,7 +73,8 @@ export function resolveWindow(q: WindowParams, defaultTz: string, now: number): 
     }
     return { from, to, tz, days };
   } catch (err) {
-    if (err instanceof UncuttableZone) throw invalid('tz', `${err.message}; choose a window after the zone adopted a standard offset`);
+    if (err instanceof UncuttableZone)
+      throw invalid('tz', `${err.message}; choose a window after the zone adopted a standard offset`);
     throw err;
   }
 }

@@ -59,7 +59,9 @@ export class CredentialLookups {
 }
 
 async function authenticateCredential(secret: string, app: AppContext): Promise<Principal> {
-  const kind = (Object.keys(CREDENTIAL_PREFIX) as CredentialKind[]).find((k) => secret.startsWith(CREDENTIAL_PREFIX[k]));
+  const kind = (Object.keys(CREDENTIAL_PREFIX) as CredentialKind[]).find((k) =>
+    secret.startsWith(CREDENTIAL_PREFIX[k]),
+  );
   if (!kind) throw unauthenticated('credential must start with rdr_read_ or rdr_ingest_');
   const digest = hashSecret(secret);
   const row = await app.credentials.find(digest);
@@ -74,6 +76,9 @@ async function authenticateCredential(secret: string, app: AppContext): Promise<
     credentialKind: row.kind,
     // Stored scopes were validated at creation; parse anyway so a renamed scope cannot grant.
     scopes: new Set(row.scopes.filter(isScope)),
-    limits: { credentialRequestsPerMin: row.requests_per_min ?? row.credential_requests_per_min, ingestRecordsPerMin: row.ingest_records_per_min },
+    limits: {
+      credentialRequestsPerMin: row.requests_per_min ?? row.credential_requests_per_min,
+      ingestRecordsPerMin: row.ingest_records_per_min,
+    },
   };
 }

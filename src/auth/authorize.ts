@@ -12,7 +12,12 @@ const MUTATING = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
  * Decides whether an authenticated caller may run a business route (CONTRACT §2), in the
  * order a client can act on: CSRF origin, path shape, kind of caller, scopes, then the site.
  */
-export async function authorize(principal: Principal, auth: Extract<RouteAuth, { kind: 'business' }>, ctx: RequestContext, app: AppContext): Promise<void> {
+export async function authorize(
+  principal: Principal,
+  auth: Extract<RouteAuth, { kind: 'business' }>,
+  ctx: RequestContext,
+  app: AppContext,
+): Promise<void> {
   if (principal.kind === 'session' && MUTATING.has(ctx.method) && ctx.headers.origin !== app.config.PUBLIC_ORIGIN) {
     throw new HttpError('origin_mismatch', {
       detail: `requests with a session cookie that change data need "Origin: ${app.config.PUBLIC_ORIGIN}"`,
@@ -21,10 +26,13 @@ export async function authorize(principal: Principal, auth: Extract<RouteAuth, {
   const siteId = ctx.params.siteId === undefined ? undefined : uuidParam(ctx, 'siteId');
   if (principal.kind === 'credential') {
     if (auth.sessionOnly || auth.adminOnly) {
-      throw new HttpError('credential_not_allowed', { detail: 'this operation needs a logged-in account; credentials cannot perform it' });
+      throw new HttpError('credential_not_allowed', {
+        detail: 'this operation needs a logged-in account; credentials cannot perform it',
+      });
     }
     const missing = auth.scopes.filter((s) => !principal.scopes.has(s));
-    if (missing.length) throw new HttpError('insufficient_scope', { detail: `credential lacks scope ${missing.join(', ')}` });
+    if (missing.length)
+      throw new HttpError('insufficient_scope', { detail: `credential lacks scope ${missing.join(', ')}` });
   }
   if (auth.adminOnly && !(principal.kind === 'session' && principal.admin)) {
     throw new HttpError('admin_required', { detail: 'only the platform admin may do this' });
@@ -35,7 +43,8 @@ export async function authorize(principal: Principal, auth: Extract<RouteAuth, {
 /** A foreign site and a missing site answer alike (403), so ids cannot be probed. */
 async function assertSiteAccess(principal: Principal, siteId: string, app: AppContext): Promise<void> {
   if (principal.kind === 'credential') {
-    if (principal.siteId !== siteId) throw new HttpError('site_forbidden', { detail: 'credential belongs to another site' });
+    if (principal.siteId !== siteId)
+      throw new HttpError('site_forbidden', { detail: 'credential belongs to another site' });
     return;
   }
   const site = await findSite(app.db, siteId);

@@ -36,7 +36,12 @@ export function findLiveSession(db: Db, tokenHash: Buffer): Promise<SessionRow |
   return db.oneOrNone<SessionRow>(q.findSession, { tokenHash });
 }
 
-export function insertSession(db: Db, accountId: string, tokenHash: Buffer, expiresAt: Date): Promise<{ id: string; expires_at: Date }> {
+export function insertSession(
+  db: Db,
+  accountId: string,
+  tokenHash: Buffer,
+  expiresAt: Date,
+): Promise<{ id: string; expires_at: Date }> {
   return db.one(q.insertSession, { accountId, tokenHash, expiresAt });
 }
 

@@ -2,26 +2,49 @@
 
 /** Scopes a credential may read with (spec part 5). */
 export const READ_SCOPES = [
-  'account:read', 'account:billing:read', 'sites:read', 'submissions:read', 'referrals:read',
-  'analytics:read', 'customers:read', 'events:read', 'finance:read', 'monitoring:read',
-  'reports:read', 'actions:read', 'exports:read', 'geo:read', 'geo:evidence:read',
+  'account:read',
+  'account:billing:read',
+  'sites:read',
+  'submissions:read',
+  'referrals:read',
+  'analytics:read',
+  'customers:read',
+  'events:read',
+  'finance:read',
+  'monitoring:read',
+  'reports:read',
+  'actions:read',
+  'exports:read',
+  'geo:read',
+  'geo:evidence:read',
 ] as const;
 
 export const MANAGE_SCOPES = [
-  'sites:write', 'credentials:manage', 'exports:create', 'geo:configure', 'geo:manage', 'geo:run',
+  'sites:write',
+  'credentials:manage',
+  'exports:create',
+  'geo:configure',
+  'geo:manage',
+  'geo:run',
 ] as const;
 
 /** The eleven record families that can be ingested and read back. */
 export const RESOURCES = [
-  'customers', 'events', 'orders', 'payments', 'refunds', 'subscriptions',
-  'costs', 'campaigns', 'expenses', 'observations', 'summaries',
+  'customers',
+  'events',
+  'orders',
+  'payments',
+  'refunds',
+  'subscriptions',
+  'costs',
+  'campaigns',
+  'expenses',
+  'observations',
+  'summaries',
 ] as const;
 export type Resource = (typeof RESOURCES)[number];
 
-export const INGEST_SCOPES = [
-  'ingest:receipt:read',
-  ...RESOURCES.map((r) => `ingest:${r}:write` as const),
-] as const;
+export const INGEST_SCOPES = ['ingest:receipt:read', ...RESOURCES.map((r) => `ingest:${r}:write` as const)] as const;
 
 export const ALL_SCOPES = [...READ_SCOPES, ...MANAGE_SCOPES, ...INGEST_SCOPES] as const;
 export type Scope = (typeof ALL_SCOPES)[number];

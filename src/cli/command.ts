@@ -8,7 +8,11 @@ export interface Command {
   run(argv: string[]): Promise<Record<string, unknown> | void>;
 }
 
-export function parseFlags<O extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: O, positionals = false) {
+export function parseFlags<O extends NonNullable<ParseArgsConfig['options']>>(
+  argv: string[],
+  options: O,
+  positionals = false,
+) {
   try {
     return parseArgs({ args: argv, options, strict: true, allowPositionals: positionals });
   } catch (err) {
@@ -22,7 +26,11 @@ export function required(value: string | undefined, flag: string): string {
 }
 
 /** Parses flag values with a zod schema; the first violation becomes a usage error naming its flag. */
-export function parseFlagValues<S extends z.ZodType>(schema: S, value: unknown, flagOf: (field: string) => string = kebabFlag): z.output<S> {
+export function parseFlagValues<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  flagOf: (field: string) => string = kebabFlag,
+): z.output<S> {
   const r = schema.safeParse(value);
   if (r.success) return r.data;
   const i = r.error.issues[0]!;

@@ -39,7 +39,9 @@ function pgBinDir(): string | null {
   if (onPath) return path.dirname(onPath);
   const root = '/usr/lib/postgresql';
   if (!existsSync(root)) return null;
-  const versions = readdirSync(root).filter((v) => existsSync(path.join(root, v, 'bin', 'pg_ctl'))).sort((a, b) => Number(b) - Number(a));
+  const versions = readdirSync(root)
+    .filter((v) => existsSync(path.join(root, v, 'bin', 'pg_ctl')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions.length ? path.join(root, versions[0]!, 'bin') : null;
 }
 
@@ -95,7 +97,10 @@ async function startPostgres(log: Logger): Promise<{ url: string; stop: () => Pr
   const home = postgresHome(HOME);
   if (home !== HOME) {
     mkdirSync(path.dirname(home), { recursive: true, mode: 0o755 });
-    log.warn({ data: path.join(home, 'pg'), checkout: path.dirname(HOME) }, `the postgres user cannot enter this checkout, so the private PostgreSQL keeps its data in ${home} (one directory per checkout) instead of .radar/`);
+    log.warn(
+      { data: path.join(home, 'pg'), checkout: path.dirname(HOME) },
+      `the postgres user cannot enter this checkout, so the private PostgreSQL keeps its data in ${home} (one directory per checkout) instead of .radar/`,
+    );
   }
   const pg = postgresServer({ data: path.join(home, 'pg'), socketDir: path.join(home, 'pg-socket'), port: PG_PORT });
   log.info({ data: pg.data, port: PG_PORT }, 'starting private PostgreSQL');
@@ -114,7 +119,8 @@ export function postgresHome(radarHome: string): string {
   if (process.getuid?.() !== 0) return radarHome;
   const checkout = path.dirname(radarHome);
   // access(2) as that user, which needs search permission on every directory of the path.
-  if (spawnSync('runuser', ['-u', 'postgres', '--', 'test', '-x', checkout], { cwd: '/' }).status === 0) return radarHome;
+  if (spawnSync('runuser', ['-u', 'postgres', '--', 'test', '-x', checkout], { cwd: '/' }).status === 0)
+    return radarHome;
   const key = createHash('sha256').update(radarHome).digest('hex').slice(0, 12);
   return path.join(SHARED_HOME, `${path.basename(checkout)}-${key}`);
 }
@@ -137,7 +143,9 @@ export interface PostgresServer {
 export function postgresServer(opts: { data: string; socketDir: string; port: number }): PostgresServer {
   const bin = pgBinDir();
   if (!bin) {
-    throw new UsageError(`nothing answers at 127.0.0.1:5432 and PostgreSQL is not installed. Install it (Debian/Ubuntu: apt-get install postgresql) or set DATABASE_URL.`);
+    throw new UsageError(
+      `nothing answers at 127.0.0.1:5432 and PostgreSQL is not installed. Install it (Debian/Ubuntu: apt-get install postgresql) or set DATABASE_URL.`,
+    );
   }
   // initdb refuses to run as root; the cluster then belongs to the postgres user.
   const asUser = process.getuid?.() === 0 ? 'postgres' : null;
@@ -152,9 +160,20 @@ export function postgresServer(opts: { data: string; socketDir: string; port: nu
         if (asUser) chownToUser(dir, asUser);
       }
       if (!existsSync(path.join(opts.data, 'PG_VERSION'))) {
-        await run(path.join(bin, 'initdb'), ['-D', opts.data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8'], asUser);
+        await run(
+          path.join(bin, 'initdb'),
+          ['-D', opts.data, '-U', 'postgres', '--auth=trust', '--encoding=UTF8'],
+          asUser,
+        );
       }
-      await ctl('-l', path.join(opts.data, 'server.log'), '-w', '-o', `-p ${opts.port} -k ${opts.socketDir} -c listen_addresses=127.0.0.1`, 'start');
+      await ctl(
+        '-l',
+        path.join(opts.data, 'server.log'),
+        '-w',
+        '-o',
+        `-p ${opts.port} -k ${opts.socketDir} -c listen_addresses=127.0.0.1`,
+        'start',
+      );
     },
     async stop(mode = 'fast') {
       await ctl('-m', mode, '-w', 'stop');
@@ -166,7 +185,10 @@ export function postgresServer(opts: { data: string; socketDir: string; port: nu
 function chownToUser(dir: string, user: string): void {
   const r = spawnSync('id', ['-u', user], { encoding: 'utf8' });
   const g = spawnSync('id', ['-g', user], { encoding: 'utf8' });
-  if (r.status !== 0) throw new UsageError(`running as root needs a "${user}" user to own the private PostgreSQL (it comes with Debian's postgresql package)`);
+  if (r.status !== 0)
+    throw new UsageError(
+      `running as root needs a "${user}" user to own the private PostgreSQL (it comes with Debian's postgresql package)`,
+    );
   chownSync(path.dirname(dir), Number(r.stdout), Number(g.stdout));
   chownSync(dir, Number(r.stdout), Number(g.stdout));
 }
@@ -174,16 +196,27 @@ function chownToUser(dir: string, user: string): void {
 async function startRedis(log: Logger): Promise<string> {
   const server = which('redis-server');
   if (!server) {
-    throw new UsageError('nothing answers at 127.0.0.1:6379 and Redis is not installed. Install it (Debian/Ubuntu: apt-get install redis-server) or set REDIS_URL.');
+    throw new UsageError(
+      'nothing answers at 127.0.0.1:6379 and Redis is not installed. Install it (Debian/Ubuntu: apt-get install redis-server) or set REDIS_URL.',
+    );
   }
   const dir = path.join(HOME, 'redis');
   mkdirSync(dir, { recursive: true });
   // Append-only persistence: an acknowledged ingest job must survive a Redis restart.
-  writeFileSync(path.join(dir, 'redis.conf'), [
-    'bind 127.0.0.1', `port ${REDIS_PORT}`, `dir ${dir}`, 'appendonly yes', 'appendfsync everysec',
-    'daemonize yes', `pidfile ${path.join(dir, 'redis.pid')}`, `logfile ${path.join(dir, 'redis.log')}`,
-    'maxmemory-policy noeviction',
-  ].join('\n') + '\n');
+  writeFileSync(
+    path.join(dir, 'redis.conf'),
+    [
+      'bind 127.0.0.1',
+      `port ${REDIS_PORT}`,
+      `dir ${dir}`,
+      'appendonly yes',
+      'appendfsync everysec',
+      'daemonize yes',
+      `pidfile ${path.join(dir, 'redis.pid')}`,
+      `logfile ${path.join(dir, 'redis.log')}`,
+      'maxmemory-policy noeviction',
+    ].join('\n') + '\n',
+  );
   log.info({ dir, port: REDIS_PORT }, 'starting private Redis');
   await run(server, [path.join(dir, 'redis.conf')], null);
   return `redis://127.0.0.1:${REDIS_PORT}`;

@@ -49,6 +49,7 @@ try {
   if (err instanceof UsageError || err instanceof ConfigError) fail(`${err.message}`, 2);
   if (err instanceof MigrationMismatchError) fail(err.message, 1);
   const e = err as { code?: string; message?: string };
-  if (e.code === '42P01' || e.code === '3D000') fail(`the database is not migrated: run "radar migrate" first (${e.message})`, 1);
+  if (e.code === '42P01' || e.code === '3D000')
+    fail(`the database is not migrated: run "radar migrate" first (${e.message})`, 1);
   fail((err as Error).stack ?? String(err), 1);
 }

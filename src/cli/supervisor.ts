@@ -34,7 +34,8 @@ export async function supervise(opts: { workers: number }): Promise<void> {
     log.info({ ...result }, 'migrated');
     const setupUrl = await withDb((db) => issueSetupLink(db, config.PUBLIC_ORIGIN));
     // Plain text beside the JSON logs: this is the one line a person starting Radar must see.
-    if (setupUrl) process.stderr.write(`\nNo admin account yet. Open this link within 24 hours to create it:\n  ${setupUrl}\n\n`);
+    if (setupUrl)
+      process.stderr.write(`\nNo admin account yet. Open this link within 24 hours to create it:\n  ${setupUrl}\n\n`);
   } catch (err) {
     await local.stop();
     throw err;
@@ -42,7 +43,12 @@ export async function supervise(opts: { workers: number }): Promise<void> {
 
   const children: Child[] = [
     { role: 'front-door', args: ['serve'], proc: null, restarts: 0 },
-    ...Array.from({ length: opts.workers }, (_, i) => ({ role: `worker-${i + 1}`, args: ['work'], proc: null, restarts: 0 })),
+    ...Array.from({ length: opts.workers }, (_, i) => ({
+      role: `worker-${i + 1}`,
+      args: ['work'],
+      proc: null,
+      restarts: 0,
+    })),
   ];
   let stopping = false;
 

@@ -26,9 +26,13 @@ function Shell() {
   };
   return (
     <>
-      <a className="skip" href="#main">Skip to content</a>
+      <a className="skip" href="#main">
+        Skip to content
+      </a>
       <header className="top">
-        <Link href="/" className="brand">Radar</Link>
+        <Link href="/" className="brand">
+          Radar
+        </Link>
         <nav aria-label="Main">
           <Link href="/">Sites</Link>
           {me?.admin && <Link href="/admin/review">Review queue</Link>}
@@ -36,7 +40,9 @@ function Shell() {
         </nav>
         <div className="who">
           <span className="muted small">{me?.email}</span>
-          <button type="button" className="link-button" onClick={logout}>Log out</button>
+          <button type="button" className="link-button" onClick={logout}>
+            Log out
+          </button>
         </div>
       </header>
       <main id="main">
@@ -68,7 +74,12 @@ function App() {
   let page;
   if (location === '/login') page = <Login />;
   else if (location === '/setup') page = <Setup />;
-  else if (me.loading && !me.data) page = <main id="main"><Loading what="your account" /></main>;
+  else if (me.loading && !me.data)
+    page = (
+      <main id="main">
+        <Loading what="your account" />
+      </main>
+    );
   else if (!me.data) page = <Redirect to={loginUrl()} replace />;
   else page = <Shell />;
   return <SessionContext.Provider value={session}>{page}</SessionContext.Provider>;

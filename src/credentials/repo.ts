@@ -20,12 +20,21 @@ export interface CredentialRow {
   requests_per_min: number | null;
 }
 
-export function insertCredential(db: Db, c: {
-  siteId: string; createdBy: string; name: string; kind: CredentialKind; scopes: readonly string[];
-  prefix: string; secretHash: Buffer; expiresInDays: number;
-  /** Null or absent follows the site's limit. */
-  requestsPerMinute?: number | null;
-}): Promise<CredentialRow> {
+export function insertCredential(
+  db: Db,
+  c: {
+    siteId: string;
+    createdBy: string;
+    name: string;
+    kind: CredentialKind;
+    scopes: readonly string[];
+    prefix: string;
+    secretHash: Buffer;
+    expiresInDays: number;
+    /** Null or absent follows the site's limit. */
+    requestsPerMinute?: number | null;
+  },
+): Promise<CredentialRow> {
   return db.one<CredentialRow>(q.insert, { ...c, requestsPerMinute: c.requestsPerMinute ?? null });
 }
 

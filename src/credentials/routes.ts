@@ -14,13 +14,19 @@ export const credentialRoutes: Route[] = [
     path: '/api/v1/sites/:siteId/credentials',
     auth: manage,
     docs: { summary: 'Credential metadata of the site (never secrets)', tags: ['credentials'] },
-    handler: async (ctx, app) => ({ body: { data: (await listCredentials(app.db, ctx.params.siteId!)).map(presentCredential) } }),
+    handler: async (ctx, app) => ({
+      body: { data: (await listCredentials(app.db, ctx.params.siteId!)).map(presentCredential) },
+    }),
   }),
   route({
     method: 'POST',
     path: '/api/v1/sites/:siteId/credentials',
     auth: manage,
-    docs: { summary: 'Create a credential; the secret is returned once', tags: ['credentials'], body: CredentialCreateSchema },
+    docs: {
+      summary: 'Create a credential; the secret is returned once',
+      tags: ['credentials'],
+      body: CredentialCreateSchema,
+    },
     handler: async (ctx, app) => {
       const body = parseBody(CredentialCreateSchema, ctx);
       const secret = newSecret(`rdr_${body.kind}_`);

@@ -11,14 +11,24 @@ export const CredentialCreateSchema = z
     kind: z.enum(CREDENTIAL_KINDS),
     scopes: z.array(ScopeSchema).min(1).max(25),
     expiresInDays: z.number().int().min(1).max(365).default(90),
-    requestsPerMinute: z.number().int().min(0).max(100_000_000).nullable().default(null)
+    requestsPerMinute: z
+      .number()
+      .int()
+      .min(0)
+      .max(100_000_000)
+      .nullable()
+      .default(null)
       .describe("requests per minute this credential may make; null follows its site's limit, 0 = no limit"),
   })
   .superRefine((c, zctx) => {
     const allowed = SCOPES_BY_KIND[c.kind];
     c.scopes.forEach((s, i) => {
       if (!allowed.has(s)) {
-        zctx.addIssue({ code: 'custom', path: ['scopes', i], message: `scope ${s} is not allowed for a ${c.kind} credential` });
+        zctx.addIssue({
+          code: 'custom',
+          path: ['scopes', i],
+          message: `scope ${s} is not allowed for a ${c.kind} credential`,
+        });
       }
     });
     const dup = c.scopes.findIndex((s, i) => c.scopes.indexOf(s) !== i);

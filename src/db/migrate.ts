@@ -25,22 +25,33 @@ interface Migration {
 
 async function readMigrations(): Promise<Migration[]> {
   const names = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d{4}_[\w-]+\.sql$/.test(f)).sort();
-  return Promise.all(names.map(async (name) => {
-    const text = await readFile(path.join(MIGRATIONS_DIR, name), 'utf8');
-    return { name, text, checksum: createHash('sha256').update(text).digest('hex') };
-  }));
+  return Promise.all(
+    names.map(async (name) => {
+      const text = await readFile(path.join(MIGRATIONS_DIR, name), 'utf8');
+      return { name, text, checksum: createHash('sha256').update(text).digest('hex') };
+    }),
+  );
 }
 
 /** Refuses a database whose applied migrations this code does not have, or has in another form. */
-function checkApplied(applied: readonly { name: string; checksum: string | null }[], files: readonly Migration[]): void {
+function checkApplied(
+  applied: readonly { name: string; checksum: string | null }[],
+  files: readonly Migration[],
+): void {
   const byName = new Map(files.map((f) => [f.name, f]));
   const unknown = applied.filter((r) => !byName.has(r.name)).map((r) => r.name);
   if (unknown.length) {
-    throw new MigrationMismatchError(`the database has migrations this code does not have (${unknown.join(', ')}): it was migrated by a newer Radar. Run that version (or newer), or restore a backup taken before it migrated`);
+    throw new MigrationMismatchError(
+      `the database has migrations this code does not have (${unknown.join(', ')}): it was migrated by a newer Radar. Run that version (or newer), or restore a backup taken before it migrated`,
+    );
   }
-  const edited = applied.filter((r) => r.checksum !== null && r.checksum !== byName.get(r.name)!.checksum).map((r) => r.name);
+  const edited = applied
+    .filter((r) => r.checksum !== null && r.checksum !== byName.get(r.name)!.checksum)
+    .map((r) => r.name);
   if (edited.length) {
-    throw new MigrationMismatchError(`migrations already applied to this database were edited since (${edited.join(', ')}): restore them as they were applied (git checkout) and put the change in a new migration`);
+    throw new MigrationMismatchError(
+      `migrations already applied to this database were edited since (${edited.join(', ')}): restore them as they were applied (git checkout) and put the change in a new migration`,
+    );
   }
 }
 
@@ -96,10 +107,15 @@ export async function migrate(url: string): Promise<MigrationResult> {
         for (const [from, to] of Object.entries(RENAMED)) {
           await t.none('UPDATE schema_migrations SET name = $2 WHERE name = $1', [from, to]);
         }
-        const done = await t.any<{ name: string; checksum: string | null }>('SELECT name, checksum FROM schema_migrations');
+        const done = await t.any<{ name: string; checksum: string | null }>(
+          'SELECT name, checksum FROM schema_migrations',
+        );
         checkApplied(done, files);
         for (const r of done.filter((r) => r.checksum === null)) {
-          await t.none('UPDATE schema_migrations SET checksum = $2 WHERE name = $1', [r.name, files.find((f) => f.name === r.name)!.checksum]);
+          await t.none('UPDATE schema_migrations SET checksum = $2 WHERE name = $1', [
+            r.name,
+            files.find((f) => f.name === r.name)!.checksum,
+          ]);
         }
         const doneNames = new Set(done.map((r) => r.name));
         const applied: string[] = [];

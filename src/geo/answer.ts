@@ -26,7 +26,8 @@ export function readResponsesAnswer(body: unknown): AnswerContent {
     for (const part of item.content as OutputText[]) {
       if (part?.type !== 'output_text' || typeof part.text !== 'string') continue;
       texts.push(part.text);
-      for (const a of part.annotations ?? []) if (a?.type === 'url_citation' && typeof a.url === 'string') annotated.push(a.url);
+      for (const a of part.annotations ?? [])
+        if (a?.type === 'url_citation' && typeof a.url === 'string') annotated.push(a.url);
     }
   }
   return { text: texts.join('\n\n'), annotated };

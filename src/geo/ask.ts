@@ -38,7 +38,10 @@ class ChannelLimitedPools extends UpstreamPools {
     let limit = this.limits.get(channel.id);
     if (!limit) this.limits.set(channel.id, (limit = new PQueue({ concurrency: this.concurrency })));
     // GEO's own calls carry a real AbortSignal, which also takes a call still queued out of the queue.
-    return limit.add(() => super.request(channel, protocol, body, stream, signal), signal instanceof AbortSignal ? { signal } : {});
+    return limit.add(
+      () => super.request(channel, protocol, body, stream, signal),
+      signal instanceof AbortSignal ? { signal } : {},
+    );
   }
 }
 
@@ -53,7 +56,11 @@ export class ModelAsker {
   private readonly closing = new AbortController();
   private readonly timeoutMs: number;
 
-  constructor(db: Db, private readonly log: Logger, opts: AskerOptions = {}) {
+  constructor(
+    db: Db,
+    private readonly log: Logger,
+    opts: AskerOptions = {},
+  ) {
     this.directory = new Directory(db);
     this.pools = new ChannelLimitedPools(opts.channelConcurrency ?? 4);
     this.timeoutMs = opts.timeoutMs ?? 120_000;

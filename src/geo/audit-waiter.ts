@@ -11,7 +11,12 @@ export const AUDIT_FINISHED_CHANNEL = 'radar_geo_audits';
  * WorkerResults. Watching starts before the row is read, so an audit that finishes in between
  * is not waited for.
  */
-export async function waitForAudit(app: AppContext, auditId: string, ms: number, signal: AbortWatch): Promise<AuditRow> {
+export async function waitForAudit(
+  app: AppContext,
+  auditId: string,
+  ms: number,
+  signal: AbortWatch,
+): Promise<AuditRow> {
   const deadline = Date.now() + ms;
   const watch = app.workerResults.watch(AUDIT_FINISHED_CHANNEL, auditId);
   try {

@@ -32,7 +32,10 @@ export function normalizeUrl(raw: string): string | null {
 
 /** A host without a leading `www.`: how a site's own domain is compared. */
 export function bareDomain(host: string): string {
-  return host.toLowerCase().replace(/\.$/, '').replace(/^www\./, '');
+  return host
+    .toLowerCase()
+    .replace(/\.$/, '')
+    .replace(/^www\./, '');
 }
 
 /** True when `domain` is the site's domain or one of its subdomains. */

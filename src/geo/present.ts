@@ -7,7 +7,12 @@ export function pageOf<R, T>(page: Page, p: Paged<R>, present: (r: R) => T) {
   const next = page.offset + p.rows.length;
   return {
     data: p.rows.map(present),
-    pagination: { limit: page.limit, offset: page.offset, total: p.total, next_offset: p.rows.length > 0 && next < p.total ? next : null },
+    pagination: {
+      limit: page.limit,
+      offset: page.offset,
+      total: p.total,
+      next_offset: p.rows.length > 0 && next < p.total ? next : null,
+    },
   };
 }
 
@@ -79,7 +84,11 @@ export function presentCitedUrl(c: CitedUrlRow) {
 }
 
 /** An audit as POST geo/audits answers it and `reports` lists it. */
-export function presentAudit(a: Pick<AuditRow, 'id' | 'url' | 'final_url' | 'status' | 'score' | 'checks' | 'error' | 'completed_at'> & { created_at?: Date }) {
+export function presentAudit(
+  a: Pick<AuditRow, 'id' | 'url' | 'final_url' | 'status' | 'score' | 'checks' | 'error' | 'completed_at'> & {
+    created_at?: Date;
+  },
+) {
   return {
     id: a.id,
     url: a.url,

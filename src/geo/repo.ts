@@ -34,7 +34,9 @@ const q = {
   siteChecks: sqlFile('geo/site-checks.sql'),
 };
 
-const citationColumns = new pgp.helpers.ColumnSet(['answer_id', 'site_id', 'url', 'domain', 'source', 'own_domain'], { table: 'geo_citations' });
+const citationColumns = new pgp.helpers.ColumnSet(['answer_id', 'site_id', 'url', 'domain', 'source', 'own_domain'], {
+  table: 'geo_citations',
+});
 
 /**
  * A statement that inserts `ON CONFLICT DO NOTHING` and then selects the existing row sees a
@@ -60,7 +62,11 @@ export function findConfig(db: Db, siteId: string): Promise<ConfigRow | null> {
   return db.oneOrNone<ConfigRow>(q.configFind, { siteId });
 }
 
-export function upsertConfig(db: Db, siteId: string, c: Omit<ConfigRow, 'site_id' | 'created_at' | 'updated_at'>): Promise<ConfigRow> {
+export function upsertConfig(
+  db: Db,
+  siteId: string,
+  c: Omit<ConfigRow, 'site_id' | 'created_at' | 'updated_at'>,
+): Promise<ConfigRow> {
   return db.one<ConfigRow>(q.configUpsert, {
     siteId,
     brandName: c.brand_name,
@@ -83,7 +89,12 @@ export interface PromptRow {
 }
 
 /** The prompt (new or already there), or null when the site has `max` prompts already. */
-export function insertPrompt(db: Db, siteId: string, text: string, max: number): Promise<(PromptRow & { created: boolean }) | null> {
+export function insertPrompt(
+  db: Db,
+  siteId: string,
+  text: string,
+  max: number,
+): Promise<(PromptRow & { created: boolean }) | null> {
   return orAgain(() => db.oneOrNone(q.promptInsert, { siteId, text, max }));
 }
 
@@ -114,7 +125,10 @@ async function paged<T>(rows: Promise<(T & { total: number })[]>): Promise<Paged
   return { rows: all.map(({ total: _, ...r }) => r as T), total: all[0]?.total ?? 0 };
 }
 
-export async function insertRun(db: Db, r: { siteId: string; trigger: 'manual' | 'schedule'; scheduledFor: Date | null; models: readonly string[] }): Promise<string> {
+export async function insertRun(
+  db: Db,
+  r: { siteId: string; trigger: 'manual' | 'schedule'; scheduledFor: Date | null; models: readonly string[] },
+): Promise<string> {
   const row = await orAgain(() => db.oneOrNone<{ id: string }>(q.runInsert, r));
   return row!.id;
 }
@@ -139,11 +153,19 @@ export interface StartedRun {
 export type RunStatus = 'queued' | 'running' | 'succeeded' | 'partial' | 'failed';
 
 /** Starts a queued run with one pending answer per (prompt, model); null for an unknown run. */
-export function startRun(db: Db, runId: string, prompts: readonly { id: string; text: string }[]): Promise<StartedRun | null> {
+export function startRun(
+  db: Db,
+  runId: string,
+  prompts: readonly { id: string; text: string }[],
+): Promise<StartedRun | null> {
   return db.oneOrNone<StartedRun>(q.runStart, { runId, prompts: JSON.stringify(prompts) });
 }
 
-export function finishRun(db: Db, runId: string, error: string | null): Promise<{ status: RunStatus; succeeded: number; failed: number; total: number }> {
+export function finishRun(
+  db: Db,
+  runId: string,
+  error: string | null,
+): Promise<{ status: RunStatus; succeeded: number; failed: number; total: number }> {
   return db.one(q.runFinish, { runId, error });
 }
 
@@ -198,7 +220,14 @@ export function storeAnswer(db: Db, answerId: string, siteId: string, f: AnswerF
       outputTokens: f.outputTokens,
     });
     if (!stored || f.citations.length === 0) return;
-    const rows = f.citations.map((c, i) => ({ answer_id: answerId, site_id: siteId, url: c.url, domain: c.domain, source: c.source, own_domain: own[i] }));
+    const rows = f.citations.map((c, i) => ({
+      answer_id: answerId,
+      site_id: siteId,
+      url: c.url,
+      domain: c.domain,
+      source: c.source,
+      own_domain: own[i],
+    }));
     await t.none(pgp.helpers.insert(rows, citationColumns) + ' ON CONFLICT DO NOTHING');
   });
 }
@@ -223,8 +252,14 @@ export interface AnswerRow {
   answered_at: Date | null;
 }
 
-export function listAnswers(db: Db, siteId: string, f: Page & Window & { runId?: string; model?: string; status?: string }): Promise<Paged<AnswerRow>> {
-  return paged(db.any(q.answerList, { siteId, runId: f.runId ?? null, model: f.model ?? null, status: f.status ?? null, ...f }));
+export function listAnswers(
+  db: Db,
+  siteId: string,
+  f: Page & Window & { runId?: string; model?: string; status?: string },
+): Promise<Paged<AnswerRow>> {
+  return paged(
+    db.any(q.answerList, { siteId, runId: f.runId ?? null, model: f.model ?? null, status: f.status ?? null, ...f }),
+  );
 }
 
 export interface CitedUrlRow {
@@ -237,8 +272,14 @@ export interface CitedUrlRow {
   last_cited_at: Date;
 }
 
-export function listCitations(db: Db, siteId: string, f: Page & Window & { runId?: string; model?: string; domain?: string }): Promise<Paged<CitedUrlRow>> {
-  return paged(db.any(q.citationList, { siteId, runId: f.runId ?? null, model: f.model ?? null, domain: f.domain ?? null, ...f }));
+export function listCitations(
+  db: Db,
+  siteId: string,
+  f: Page & Window & { runId?: string; model?: string; domain?: string },
+): Promise<Paged<CitedUrlRow>> {
+  return paged(
+    db.any(q.citationList, { siteId, runId: f.runId ?? null, model: f.model ?? null, domain: f.domain ?? null, ...f }),
+  );
 }
 
 /** The additive counts behind the metrics, per day and model (sql/geo/metrics.sql). */
@@ -251,19 +292,37 @@ export interface MetricCounts {
   position_sum: number;
 }
 
-export function metricCounts(db: Db, siteId: string, w: { from: string; to: string; tz: string }): Promise<(MetricCounts & { day: string; model: string })[]> {
+export function metricCounts(
+  db: Db,
+  siteId: string,
+  w: { from: string; to: string; tz: string },
+): Promise<(MetricCounts & { day: string; model: string })[]> {
   return db.any(q.metrics, { siteId, ...w });
 }
 
-export function entityCounts(db: Db, siteId: string, w: { from: string; to: string }): Promise<{ name: string; kind: 'brand' | 'competitor'; answers: number; position_sum: number }[]> {
+export function entityCounts(
+  db: Db,
+  siteId: string,
+  w: { from: string; to: string },
+): Promise<{ name: string; kind: 'brand' | 'competitor'; answers: number; position_sum: number }[]> {
   return db.any(q.competitorMetrics, { siteId, ...w });
 }
 
-export function runCoverage(db: Db, siteId: string, w: { from: string; to: string }): Promise<{ runs: Partial<Record<RunStatus, number>>; models_answered: string[]; last_answer_at: Date | null }> {
+export function runCoverage(
+  db: Db,
+  siteId: string,
+  w: { from: string; to: string },
+): Promise<{ runs: Partial<Record<RunStatus, number>>; models_answered: string[]; last_answer_at: Date | null }> {
   return db.one(q.runCoverage, { siteId, ...w });
 }
 
-export function trafficSources(db: Db, siteId: string, w: { from: string; to: string; tz: string }): Promise<{ day: string; channel: string | null; campaign_id: string | null; campaign_name: string | null; visits: number }[]> {
+export function trafficSources(
+  db: Db,
+  siteId: string,
+  w: { from: string; to: string; tz: string },
+): Promise<
+  { day: string; channel: string | null; campaign_id: string | null; campaign_name: string | null; visits: number }[]
+> {
   return db.any(q.trafficSources, { siteId, ...w });
 }
 
@@ -288,7 +347,10 @@ export interface AuditRow {
   completed_at: Date | null;
 }
 
-export async function claimAudit(db: Db, a: { siteId: string; key: string; digest: Buffer; url: string }): Promise<AuditRow & { created: boolean }> {
+export async function claimAudit(
+  db: Db,
+  a: { siteId: string; key: string; digest: Buffer; url: string },
+): Promise<AuditRow & { created: boolean }> {
   return (await orAgain(() => db.oneOrNone<AuditRow & { created: boolean }>(q.auditClaim, a)))!;
 }
 
@@ -296,7 +358,17 @@ export function findAudit(db: Db, id: string): Promise<AuditRow | null> {
   return db.oneOrNone<AuditRow>(q.auditFind, { id });
 }
 
-export async function finishAudit(db: Db, id: string, r: { status: 'completed' | 'failed'; finalUrl: string | null; score: number; checks: readonly AuditCheck[]; error: string | null }): Promise<void> {
+export async function finishAudit(
+  db: Db,
+  id: string,
+  r: {
+    status: 'completed' | 'failed';
+    finalUrl: string | null;
+    score: number;
+    checks: readonly AuditCheck[];
+    error: string | null;
+  },
+): Promise<void> {
   // One row (the notification) when it finished the audit, none when it was finished already.
   await db.any(q.auditFinish, { id, ...r, checks: JSON.stringify(r.checks) });
 }
@@ -305,6 +377,10 @@ export function listAudits(db: Db, siteId: string, f: Page & Window): Promise<Pa
   return paged(db.any(q.auditList, { siteId, ...f }));
 }
 
-export function latestSiteChecks(db: Db, siteId: string, url: string | null): Promise<Omit<AuditRow, 'site_id' | 'idempotency_key' | 'body_digest' | 'created_at'>[]> {
+export function latestSiteChecks(
+  db: Db,
+  siteId: string,
+  url: string | null,
+): Promise<Omit<AuditRow, 'site_id' | 'idempotency_key' | 'body_digest' | 'created_at'>[]> {
   return db.any(q.siteChecks, { siteId, url });
 }

@@ -26,7 +26,12 @@ export async function overview(db: Db, siteId: string, w: Window) {
   const models = config?.models ?? [];
   const { overall, models: perModel } = metricsByModel(rows, models);
   const byName = new Map(entities.map((e) => [e.name, e]));
-  const named = config ? [{ name: config.brand_name, kind: 'brand' as const }, ...config.competitors.map((c) => ({ name: c.name, kind: 'competitor' as const }))] : [];
+  const named = config
+    ? [
+        { name: config.brand_name, kind: 'brand' as const },
+        ...config.competitors.map((c) => ({ name: c.name, kind: 'competitor' as const })),
+      ]
+    : [];
   const runs = coverage.runs;
   const finished = (runs.succeeded ?? 0) + (runs.partial ?? 0) + (runs.failed ?? 0);
   const answered = models.filter((m) => coverage.models_answered.includes(m));
@@ -65,7 +70,13 @@ export async function trends(db: Db, siteId: string, w: Window) {
   const [config, rows] = await Promise.all([findConfig(db, siteId), metricCounts(db, siteId, bounds(w))]);
   const models = config?.models ?? [];
   return {
-    data: daysOf(w).map((day) => ({ day, ...metricsByModel(rows.filter((r) => r.day === day), models) })),
+    data: daysOf(w).map((day) => ({
+      day,
+      ...metricsByModel(
+        rows.filter((r) => r.day === day),
+        models,
+      ),
+    })),
     window: presentWindow(w),
   };
 }

@@ -4,7 +4,18 @@ import { findSite } from '../sites/repo.ts';
 import type { ModelAsker } from './ask.ts';
 import { bareDomain, extractCitations, isOwnDomain } from './citations.ts';
 import { findMentions, type Entity } from './mentions.ts';
-import { allPrompts, failAnswer, findConfig, findRun, finishRun, pendingAnswers, startRun, storeAnswer, type ConfigRow, type RunStatus } from './repo.ts';
+import {
+  allPrompts,
+  failAnswer,
+  findConfig,
+  findRun,
+  finishRun,
+  pendingAnswers,
+  startRun,
+  storeAnswer,
+  type ConfigRow,
+  type RunStatus,
+} from './repo.ts';
 
 export interface RunDeps {
   db: Db;
@@ -27,11 +38,18 @@ export function entitiesOf(c: Pick<ConfigRow, 'brand_name' | 'brand_aliases' | '
  * is still pending. When the asker is shutting down, the answers it could not get stay pending
  * and the error is rethrown, so BullMQ retries the job instead of recording a false failure.
  */
-export async function executeRun(deps: RunDeps, runId: string): Promise<{ status: RunStatus; succeeded: number; failed: number; total: number } | null> {
+export async function executeRun(
+  deps: RunDeps,
+  runId: string,
+): Promise<{ status: RunStatus; succeeded: number; failed: number; total: number } | null> {
   const { db, log, asker } = deps;
   const head = await findRun(db, runId);
   if (!head || (head.status !== 'queued' && head.status !== 'running')) return null;
-  const [config, site, prompts] = await Promise.all([findConfig(db, head.site_id), findSite(db, head.site_id), allPrompts(db, head.site_id)]);
+  const [config, site, prompts] = await Promise.all([
+    findConfig(db, head.site_id),
+    findSite(db, head.site_id),
+    allPrompts(db, head.site_id),
+  ]);
   if (!config || !site || prompts.length === 0) {
     await startRun(db, runId, []);
     return finishRun(db, runId, !config ? 'the site has no GEO configuration' : 'the site has no prompts');

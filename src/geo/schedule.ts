@@ -8,7 +8,12 @@ import type { GeoSchedule } from './schemas.ts';
  * Installs, replaces or (with `null`) removes a site's BullMQ job scheduler. Each slot it
  * fires becomes a `geo.scheduled-run` job, which the worker turns into one run per slot.
  */
-export async function applySchedule(queues: QueueRegistry, siteId: string, schedule: GeoSchedule | null, defaultTz: string): Promise<void> {
+export async function applySchedule(
+  queues: QueueRegistry,
+  siteId: string,
+  schedule: GeoSchedule | null,
+  defaultTz: string,
+): Promise<void> {
   const def = JOBS.geoScheduledRun;
   const data = { site_id: siteId };
   const queue = queues.get(def.queue);
@@ -16,7 +21,11 @@ export async function applySchedule(queues: QueueRegistry, siteId: string, sched
     await queue.removeJobScheduler(def.jobId(data));
     return;
   }
-  await queue.upsertJobScheduler(def.jobId(data), { pattern: schedule.cron, tz: schedule.tz ?? defaultTz }, { name: def.name, data, opts: def.options });
+  await queue.upsertJobScheduler(
+    def.jobId(data),
+    { pattern: schedule.cron, tz: schedule.tz ?? defaultTz },
+    { name: def.name, data, opts: def.options },
+  );
 }
 
 /**
@@ -27,6 +36,14 @@ export async function applySchedule(queues: QueueRegistry, siteId: string, sched
 export async function restoreGeoJobs(db: Db, queues: QueueRegistry, defaultTz: string): Promise<void> {
   for (const c of await listScheduledConfigs(db)) await applySchedule(queues, c.site_id, c.schedule, defaultTz);
   const open = await listUnfinished(db);
-  await enqueueMany(queues, JOBS.geoRun, open.filter((o) => o.kind === 'run').map((o) => ({ run_id: o.id })));
-  await enqueueMany(queues, JOBS.geoAudit, open.filter((o) => o.kind === 'audit').map((o) => ({ audit_id: o.id })));
+  await enqueueMany(
+    queues,
+    JOBS.geoRun,
+    open.filter((o) => o.kind === 'run').map((o) => ({ run_id: o.id })),
+  );
+  await enqueueMany(
+    queues,
+    JOBS.geoAudit,
+    open.filter((o) => o.kind === 'audit').map((o) => ({ audit_id: o.id })),
+  );
 }

@@ -31,7 +31,11 @@ const Schedule = z
     // A bad tz is reported on its own; reading the pattern in it would only add noise.
     if (s.tz !== undefined && !isTimeZone(s.tz)) return;
     if (s.cron.split(/\s+/).length !== 5) {
-      ctx.addIssue({ code: 'custom', path: ['cron'], message: 'must have five fields: minute hour day-of-month month day-of-week' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['cron'],
+        message: 'must have five fields: minute hour day-of-month month day-of-week',
+      });
       return;
     }
     try {
@@ -46,7 +50,11 @@ const Schedule = z
         prev = next;
       }
     } catch (err) {
-      ctx.addIssue({ code: 'custom', path: ['cron'], message: `is not a valid cron pattern: ${(err as Error).message}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['cron'],
+        message: `is not a valid cron pattern: ${(err as Error).message}`,
+      });
     }
   });
 export type GeoSchedule = z.output<typeof Schedule>;
@@ -55,11 +63,17 @@ export type GeoSchedule = z.output<typeof Schedule>;
 export const GeoConfigBody = z
   .strictObject({
     brand: z.strictObject({ name: Name, aliases: Aliases }),
-    competitors: z.array(z.strictObject({ name: Name, aliases: Aliases })).max(50).default([]),
+    competitors: z
+      .array(z.strictObject({ name: Name, aliases: Aliases }))
+      .max(50)
+      .default([]),
     /** Relay model ids (exact, case-sensitive), each asked every prompt on every run. */
     models: z.array(ModelId).min(1).max(10),
     /** BCP 47 tag the models are asked to answer for. */
-    locale: z.string().regex(/^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8})*$/, 'must be a BCP 47 language tag, e.g. en-US').default('en-US'),
+    locale: z
+      .string()
+      .regex(/^[a-zA-Z]{2,3}(-[a-zA-Z0-9]{2,8})*$/, 'must be a BCP 47 language tag, e.g. en-US')
+      .default('en-US'),
     schedule: Schedule.nullable().default(null),
   })
   .superRefine((c, ctx) => {
@@ -99,7 +113,12 @@ export const GeoAuditBody = z.strictObject({
 export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{8,100}$/;
 
 const integer = (min: number, max: number, fallback: number) =>
-  z.string().regex(/^\d{1,9}$/, 'must be a non-negative integer').transform(Number).pipe(z.int().min(min).max(max)).default(fallback);
+  z
+    .string()
+    .regex(/^\d{1,9}$/, 'must be a non-negative integer')
+    .transform(Number)
+    .pipe(z.int().min(min).max(max))
+    .default(fallback);
 
 const page = { limit: integer(1, 200, 50), offset: integer(0, 10_000, 0) };
 const window = { from: Timestamp.optional(), to: Timestamp.optional() };
@@ -113,13 +132,24 @@ function ordered<T extends { from?: string; to?: string }>(q: T, ctx: z.Refineme
 export const PageQuery = z.strictObject(page);
 export const RunsQuery = z.strictObject({ ...page, ...window }).superRefine(ordered);
 export const AnswersQuery = z
-  .strictObject({ ...page, ...window, run_id: z.uuid().optional(), model: ModelId.optional(), status: z.enum(['pending', 'succeeded', 'failed']).optional() })
+  .strictObject({
+    ...page,
+    ...window,
+    run_id: z.uuid().optional(),
+    model: ModelId.optional(),
+    status: z.enum(['pending', 'succeeded', 'failed']).optional(),
+  })
   .superRefine(ordered);
 export const CitationsQuery = z
-  .strictObject({ ...page, ...window, run_id: z.uuid().optional(), model: ModelId.optional(), domain: text({ min: 1, max: 253 }).optional() })
+  .strictObject({
+    ...page,
+    ...window,
+    run_id: z.uuid().optional(),
+    model: ModelId.optional(),
+    domain: text({ min: 1, max: 253 }).optional(),
+  })
   .superRefine(ordered);
 /** Report windows (src/analytics/window.ts): as the analytics views take them. */
 export const WindowQuery = z.strictObject(windowParams);
 export const ReportsQuery = z.strictObject({ ...page, ...window }).superRefine(ordered);
 export const SiteChecksQuery = z.strictObject({ url: text({ min: 1, max: 2048 }).optional() });
-

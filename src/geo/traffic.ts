@@ -24,15 +24,25 @@ export function assistantOf(value: string | null): AssistantId | null {
   let v = value.trim().toLowerCase();
   const utm = /(?:^|[?&])utm_source=([^&#]+)/.exec(v);
   if (utm) v = decoded(utm[1]!.replace(/\+/g, ' ')).trim();
-  v = v.replace(/^[a-z][a-z0-9+.-]*:\/\//, '').replace(/[/?#].*$/, '').replace(/:\d+$/, '').replace(/^www\./, '').replace(/\.$/, '');
+  v = v
+    .replace(/^[a-z][a-z0-9+.-]*:\/\//, '')
+    .replace(/[/?#].*$/, '')
+    .replace(/:\d+$/, '')
+    .replace(/^www\./, '')
+    .replace(/\.$/, '');
   for (const a of AI_ASSISTANTS) {
-    if (a.domains.some((d) => v === d || v.endsWith('.' + d)) || (a.names as readonly string[]).includes(v)) return a.id;
+    if (a.domains.some((d) => v === d || v.endsWith('.' + d)) || (a.names as readonly string[]).includes(v))
+      return a.id;
   }
   return null;
 }
 
 /** The assistant behind a visit: its channel first, then its campaign's id, then that campaign's name. */
-export function visitAssistant(v: { channel: string | null; campaign_id: string | null; campaign_name: string | null }): AssistantId | null {
+export function visitAssistant(v: {
+  channel: string | null;
+  campaign_id: string | null;
+  campaign_name: string | null;
+}): AssistantId | null {
   return assistantOf(v.channel) ?? assistantOf(v.campaign_id) ?? assistantOf(v.campaign_name);
 }
 

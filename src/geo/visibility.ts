@@ -28,7 +28,14 @@ export function ratio(numerator: number, denominator: number): Ratio {
 }
 
 export function noCounts(): MetricCounts {
-  return { answers: 0, brand_answers: 0, entity_answers: 0, own_citation_answers: 0, citation_answers: 0, position_sum: 0 };
+  return {
+    answers: 0,
+    brand_answers: 0,
+    entity_answers: 0,
+    own_citation_answers: 0,
+    citation_answers: 0,
+    position_sum: 0,
+  };
 }
 
 export function addCounts(into: MetricCounts, c: MetricCounts): MetricCounts {
@@ -47,7 +54,10 @@ export function metricsOf(c: MetricCounts): GeoMetrics {
 }
 
 /** Overall and per-model metrics of count rows; every model in `models` appears, answered or not. */
-export function metricsByModel(rows: readonly (MetricCounts & { model: string })[], models: readonly string[]): { overall: GeoMetrics; models: Record<string, GeoMetrics> } {
+export function metricsByModel(
+  rows: readonly (MetricCounts & { model: string })[],
+  models: readonly string[],
+): { overall: GeoMetrics; models: Record<string, GeoMetrics> } {
   const overall = noCounts();
   const per = new Map<string, MetricCounts>(models.map((m) => [m, noCounts()]));
   for (const r of rows) {

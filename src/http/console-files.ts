@@ -79,9 +79,20 @@ export class ConsoleFiles {
     // A path without an extension is one of the app's own routes (/sites/…, /login).
     if (!file && !extname(path)) file = files.get('/index.html');
     if (!file) return null;
-    const accepts = (coding: string) => acceptEncoding !== undefined && new RegExp(`\\b${coding}\\b`).test(acceptEncoding);
-    const [body, encoding] = file.br && accepts('br') ? [file.br, 'br'] : file.gzip && accepts('gzip') ? [file.gzip, 'gzip'] : [file.identity, null];
-    const headers: Record<string, string> = { 'content-type': file.type, 'cache-control': file.cacheControl, vary: 'accept-encoding', ...SECURITY_HEADERS };
+    const accepts = (coding: string) =>
+      acceptEncoding !== undefined && new RegExp(`\\b${coding}\\b`).test(acceptEncoding);
+    const [body, encoding] =
+      file.br && accepts('br')
+        ? [file.br, 'br']
+        : file.gzip && accepts('gzip')
+          ? [file.gzip, 'gzip']
+          : [file.identity, null];
+    const headers: Record<string, string> = {
+      'content-type': file.type,
+      'cache-control': file.cacheControl,
+      vary: 'accept-encoding',
+      ...SECURITY_HEADERS,
+    };
     if (encoding) headers['content-encoding'] = encoding;
     return { status: 200, headers, body };
   }

@@ -15,7 +15,14 @@ export interface RenderedError {
 export function renderError(err: HttpError, surface: Surface, requestId: string): RenderedError {
   if (surface === 'relay') {
     // OpenAI's types; a used-up budget is its own type there, as `insufficient_quota`.
-    const type = err.code === 'insufficient_quota' ? 'insufficient_quota' : err.status >= 500 ? 'server_error' : err.status === 429 ? 'rate_limit_error' : 'invalid_request_error';
+    const type =
+      err.code === 'insufficient_quota'
+        ? 'insufficient_quota'
+        : err.status >= 500
+          ? 'server_error'
+          : err.status === 429
+            ? 'rate_limit_error'
+            : 'invalid_request_error';
     return {
       contentType: 'application/json; charset=utf-8',
       body: JSON.stringify({ error: { message: err.message, type, param: err.param, code: err.code } }),

@@ -5,7 +5,10 @@ import { HttpError } from '../errors/http-error.ts';
 import { route, type Route } from './route.ts';
 
 async function probe(app: AppContext): Promise<{ postgres: boolean; redis: boolean }> {
-  const [pg, rd] = await Promise.allSettled([pTimeout(app.db.one('SELECT 1 AS ok'), { milliseconds: 2000 }), pTimeout(app.redis.ping(), { milliseconds: 2000 })]);
+  const [pg, rd] = await Promise.allSettled([
+    pTimeout(app.db.one('SELECT 1 AS ok'), { milliseconds: 2000 }),
+    pTimeout(app.redis.ping(), { milliseconds: 2000 }),
+  ]);
   return { postgres: pg.status === 'fulfilled', redis: rd.status === 'fulfilled' };
 }
 
@@ -19,7 +22,10 @@ export const metricsRoute: Route = route({
     const token = app.config.METRICS_TOKEN;
     if (token !== undefined) {
       const given = /^Bearer (.+)$/.exec(ctx.headers.authorization ?? '')?.[1] ?? '';
-      if (!sameDigest(hashSecret(given), hashSecret(token))) throw new HttpError('unauthenticated', { detail: 'GET /metrics needs "Authorization: Bearer <METRICS_TOKEN>"' });
+      if (!sameDigest(hashSecret(given), hashSecret(token)))
+        throw new HttpError('unauthenticated', {
+          detail: 'GET /metrics needs "Authorization: Bearer <METRICS_TOKEN>"',
+        });
     }
     const text = await app.metrics.registry.metrics();
     ctx.reply.send(200, { 'content-type': app.metrics.registry.contentType, 'x-request-id': ctx.id }, text);
@@ -29,16 +35,25 @@ export const metricsRoute: Route = route({
 /** Liveness says the process answers; readiness says it can do real work. */
 export function healthRoutes(isDraining: () => boolean): Route[] {
   return [
-    route({ method: 'GET', path: '/healthz', auth: { kind: 'public' }, docs: { summary: 'Liveness: the process answers', tags: ['service'] }, handler: async () => ({ body: { status: 'ok' } }) }),
+    route({
+      method: 'GET',
+      path: '/healthz',
+      auth: { kind: 'public' },
+      docs: { summary: 'Liveness: the process answers', tags: ['service'] },
+      handler: async () => ({ body: { status: 'ok' } }),
+    }),
     route({
       method: 'GET',
       path: '/readyz',
       auth: { kind: 'public' },
       docs: { summary: 'Readiness: PostgreSQL and Redis reachable', tags: ['service'], errors: [503] },
       handler: async (_ctx, app) => {
-        if (isDraining()) throw new HttpError('service_unavailable', { detail: 'shutting down', headers: { 'retry-after': '5' } });
+        if (isDraining())
+          throw new HttpError('service_unavailable', { detail: 'shutting down', headers: { 'retry-after': '5' } });
         const up = await probe(app);
-        const down = Object.entries(up).filter(([, ok]) => !ok).map(([name]) => name);
+        const down = Object.entries(up)
+          .filter(([, ok]) => !ok)
+          .map(([name]) => name);
         if (down.length) {
           throw new HttpError('service_unavailable', {
             detail: `${down.join(' and ')} unreachable`,
@@ -52,4 +67,3 @@ export function healthRoutes(isDraining: () => boolean): Route[] {
     metricsRoute,
   ];
 }
-

@@ -16,7 +16,8 @@ export function parseJsonBody(raw: Buffer, contentType: string | undefined): unk
   if (contentType !== undefined && !JSON_TYPE.test(contentType)) {
     throw new HttpError('unsupported_media_type', { detail: `Content-Type ${contentType} is not JSON` });
   }
-  if (raw.length === 0) throw new HttpError('invalid_json', { detail: 'request body is empty; a JSON object is required' });
+  if (raw.length === 0)
+    throw new HttpError('invalid_json', { detail: 'request body is empty; a JSON object is required' });
   let text: string;
   try {
     text = utf8.decode(raw);
@@ -30,7 +31,10 @@ export function parseJsonBody(raw: Buffer, contentType: string | undefined): unk
     throw new HttpError('invalid_json', { detail: `request body is not valid JSON: ${(err as Error).message}` });
   }
   const dup = duplicateKey(text);
-  if (dup !== null) throw new HttpError('invalid_json', { detail: `request body has the member ${JSON.stringify(dup)} twice in one object` });
+  if (dup !== null)
+    throw new HttpError('invalid_json', {
+      detail: `request body has the member ${JSON.stringify(dup)} twice in one object`,
+    });
   return value;
 }
 

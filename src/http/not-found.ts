@@ -6,7 +6,8 @@ export function notFound(method: string, path: string, surface: Surface): HttpEr
   if (surface === 'api') return new HttpError('not_found', { detail: `no endpoint ${method} ${path}` });
   let hint = '';
   if (path.startsWith('/v1/v1')) {
-    hint = ' The path repeats /v1: the client base URL already ends in /v1, so give the base URL without it or the endpoint without it.';
+    hint =
+      ' The path repeats /v1: the client base URL already ends in /v1, so give the base URL without it or the endpoint without it.';
   } else if (/^\/v1\/.+\/(responses|chat\/completions|embeddings|models)$/.test(path)) {
     hint = ' The base URL must not already contain the endpoint name.';
   }

@@ -11,7 +11,15 @@ export function openApiRoute(routes: readonly Route[]): Route {
     docs: { summary: 'This OpenAPI 3.1 document', tags: ['service'] },
     handler: async (ctx, app) => {
       doc ??= JSON.stringify(openApiDocument([...routes, self], app.config.PUBLIC_ORIGIN));
-      ctx.reply.send(200, { 'content-type': 'application/json; charset=utf-8', 'x-request-id': ctx.id, 'cache-control': 'public, max-age=300' }, doc);
+      ctx.reply.send(
+        200,
+        {
+          'content-type': 'application/json; charset=utf-8',
+          'x-request-id': ctx.id,
+          'cache-control': 'public, max-age=300',
+        },
+        doc,
+      );
     },
   });
   return self;

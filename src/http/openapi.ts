@@ -16,7 +16,11 @@ const PROBLEM = {
     errors: {
       type: 'array',
       description: 'Every violation: `path` is a JSON Pointer into the body, `query.<name>` or `path.<name>`',
-      items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string' }, message: { type: 'string' } } },
+      items: {
+        type: 'object',
+        required: ['path', 'message'],
+        properties: { path: { type: 'string' }, message: { type: 'string' } },
+      },
     },
     request_id: { type: 'string' },
   },
@@ -29,7 +33,12 @@ const OPENAI_ERROR = {
     error: {
       type: 'object',
       required: ['message', 'type', 'code'],
-      properties: { message: { type: 'string' }, type: { type: 'string' }, param: { type: ['string', 'null'] }, code: { type: 'string' } },
+      properties: {
+        message: { type: 'string' },
+        type: { type: 'string' },
+        param: { type: ['string', 'null'] },
+        code: { type: 'string' },
+      },
     },
   },
 };
@@ -78,7 +87,9 @@ export function openApiDocument(routes: readonly Route[], serverUrl: string): Js
     const responses: Record<string, Json> = {
       200: {
         description: 'Success',
-        content: { 'application/json': { schema: r.docs?.response ? jsonSchema(r.docs.response) : { type: 'object' } } },
+        content: {
+          'application/json': { schema: r.docs?.response ? jsonSchema(r.docs.response) : { type: 'object' } },
+        },
       },
     };
     for (const s of statusesOf(r)) {
@@ -88,11 +99,12 @@ export function openApiDocument(routes: readonly Route[], serverUrl: string): Js
       operationId: `${r.method.toLowerCase()}${path.replace(/[{}]/g, '').replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
       summary: r.docs?.summary ?? `${r.method} ${path}`,
       ...(r.docs?.description ? { description: r.docs.description } : {}),
-      tags: [...(r.docs?.tags ?? [r.path.startsWith('/v1') ? 'relay' : r.path.split('/')[3] ?? 'service'])],
+      tags: [...(r.docs?.tags ?? [r.path.startsWith('/v1') ? 'relay' : (r.path.split('/')[3] ?? 'service')])],
       parameters: params,
       responses,
     };
-    if (r.docs?.body) op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(r.docs.body) } } };
+    if (r.docs?.body)
+      op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(r.docs.body) } } };
     if (r.auth.kind === 'business') {
       op.security = r.auth.sessionOnly || r.auth.adminOnly ? [{ session: [] }] : [{ session: [] }, { credential: [] }];
       op['x-required-scopes'] = [...r.auth.scopes];
@@ -117,8 +129,17 @@ export function openApiDocument(routes: readonly Route[], serverUrl: string): Js
     components: {
       schemas: { Problem: PROBLEM, OpenAIError: OPENAI_ERROR },
       securitySchemes: {
-        credential: { type: 'http', scheme: 'bearer', description: 'A scoped credential: `rdr_read_…` or `rdr_ingest_…`' },
-        session: { type: 'apiKey', in: 'cookie', name: '__Host-radar_session', description: 'Mutating requests also need a same-origin `Origin` header' },
+        credential: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A scoped credential: `rdr_read_…` or `rdr_ingest_…`',
+        },
+        session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: '__Host-radar_session',
+          description: 'Mutating requests also need a same-origin `Origin` header',
+        },
         relayKey: { type: 'http', scheme: 'bearer', description: 'A relay key `sk-…`' },
       },
     },

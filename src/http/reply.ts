@@ -65,7 +65,12 @@ export class Reply {
    * written chunked with `Connection: close`, ended once the body is all in (the client then
    * closes), and cut off when lingering gives up.
    */
-  sendAndClose(status: number, headers: Readonly<Record<string, string>>, body: string | Buffer, unread: RequestBody | null): void {
+  sendAndClose(
+    status: number,
+    headers: Readonly<Record<string, string>>,
+    body: string | Buffer,
+    unread: RequestBody | null,
+  ): void {
     if (!this.open) return;
     this.status = status;
     this.started = true;

@@ -78,13 +78,21 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
     // Closing the listen socket stops new connections only: a keep-alive client can still send
     // on one it has, after the last in-flight request ended and the pools behind were closed.
     const refusal = closing
-      ? new HttpError('service_unavailable', { detail: 'the server is shutting down; retry shortly', headers: { 'retry-after': '1' } })
+      ? new HttpError('service_unavailable', {
+          detail: 'the server is shutting down; retry shortly',
+          headers: { 'retry-after': '1' },
+        })
       : headerBytes > HEADER_LIMIT_BYTES
         ? new HttpError('headers_too_large', { detail: `request headers exceed ${HEADER_LIMIT_BYTES} bytes` })
         : null;
     if (refusal) {
       const rendered = renderError(refusal, surfaceOf(path), randomUUID());
-      reply.sendAndClose(refusal.status, mergeHeaders({ 'content-type': rendered.contentType }, refusal.headers), rendered.body, body);
+      reply.sendAndClose(
+        refusal.status,
+        mergeHeaders({ 'content-type': rendered.contentType }, refusal.headers),
+        rendered.body,
+        body,
+      );
       return;
     }
     const given = headers['x-request-id'];
@@ -111,7 +119,10 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
       const match = router.match(base.method, base.path);
       if (match.kind === 'found') routeLabel = match.route.path;
       if (match.kind === 'none') {
-        const page = base.method === 'GET' && surface === 'api' && !base.path.startsWith('/api/') ? opts.console?.answer(base.path, base.headers['accept-encoding']) : null;
+        const page =
+          base.method === 'GET' && surface === 'api' && !base.path.startsWith('/api/')
+            ? opts.console?.answer(base.path, base.headers['accept-encoding'])
+            : null;
         if (!page) throw notFound(base.method, base.path, surface);
         routeLabel = 'console';
         reply.send(page.status, mergeHeaders(page.headers, { 'x-request-id': base.id }), page.body);
@@ -148,17 +159,30 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
       if (auth.kind === 'business') {
         ctx.principal = await authenticate(ctx, app);
         const p = ctx.principal;
-        log = ctx.log = log.child(p.kind === 'credential'
-          ? { siteId: p.siteId, credentialId: p.credentialId }
-          : { accountId: p.accountId, ...(ctx.params.siteId ? { siteId: ctx.params.siteId } : {}) });
+        log = ctx.log = log.child(
+          p.kind === 'credential'
+            ? { siteId: p.siteId, credentialId: p.credentialId }
+            : { accountId: p.accountId, ...(ctx.params.siteId ? { siteId: ctx.params.siteId } : {}) },
+        );
         if (ctx.principal.kind === 'credential') {
-          Object.assign(responseHeaders, await app.limiter.enforce(`credential:${ctx.principal.credentialId}`, { perMinute: ctx.principal.limits.credentialRequestsPerMin ?? app.config.RATE_LIMIT_CREDENTIAL_PER_MIN }, 'this credential'));
+          Object.assign(
+            responseHeaders,
+            await app.limiter.enforce(
+              `credential:${ctx.principal.credentialId}`,
+              { perMinute: ctx.principal.limits.credentialRequestsPerMin ?? app.config.RATE_LIMIT_CREDENTIAL_PER_MIN },
+              'this credential',
+            ),
+          );
         }
         await authorize(ctx.principal, auth, ctx, app);
       }
       const result = await match.route.handler(ctx, app);
       if (result) {
-        const headers = mergeHeaders({ 'content-type': 'application/json; charset=utf-8', 'x-request-id': base.id }, responseHeaders, result.headers);
+        const headers = mergeHeaders(
+          { 'content-type': 'application/json; charset=utf-8', 'x-request-id': base.id },
+          responseHeaders,
+          result.headers,
+        );
         reply.send(result.status ?? 200, headers, JSON.stringify(result.body));
       } else if (reply.open && !reply.started) {
         throw new Error(`handler of ${match.route.method} ${match.route.path} returned no answer`);
@@ -172,17 +196,28 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
         reply.abort();
       } else {
         const rendered = renderError(err, surface, base.id);
-        const headers = mergeHeaders({ 'content-type': rendered.contentType, 'x-request-id': base.id }, responseHeaders, err.headers);
+        const headers = mergeHeaders(
+          { 'content-type': rendered.contentType, 'x-request-id': base.id },
+          responseHeaders,
+          err.headers,
+        );
         // An answer given before the whole body arrived: the rest is still on the wire, except
         // from a client that stalled (408), which is not sending anything to wait for.
-        if (body && !body.received) reply.sendAndClose(err.status, headers, rendered.body, err.code === 'request_timeout' ? null : body);
+        if (body && !body.received)
+          reply.sendAndClose(err.status, headers, rendered.body, err.code === 'request_timeout' ? null : body);
         else reply.send(err.status, headers, rendered.body);
       }
     } finally {
       const status = reply.aborted && !reply.finished ? 499 : reply.status;
       app.metrics.httpRequests.inc({ route: routeLabel, method: base.method, status });
-      app.metrics.httpDuration.observe({ route: routeLabel, method: base.method }, (performance.now() - started) / 1000);
-      log.info({ method: base.method, path: base.path, status, ms: Math.round(performance.now() - started) }, 'request');
+      app.metrics.httpDuration.observe(
+        { route: routeLabel, method: base.method },
+        (performance.now() - started) / 1000,
+      );
+      log.info(
+        { method: base.method, path: base.path, status, ms: Math.round(performance.now() - started) },
+        'request',
+      );
     }
   }
 

@@ -10,7 +10,10 @@ function pointer(path: ReadonlyArray<PropertyKey>): string {
  * Every zod issue as a field error. An unknown-keys issue names its object; it is split
  * into one error per key so each points at the offending field.
  */
-export function fieldErrors(issues: ReadonlyArray<z.core.$ZodIssue>, toPath: (p: ReadonlyArray<PropertyKey>) => string): FieldError[] {
+export function fieldErrors(
+  issues: ReadonlyArray<z.core.$ZodIssue>,
+  toPath: (p: ReadonlyArray<PropertyKey>) => string,
+): FieldError[] {
   const out: FieldError[] = [];
   for (const issue of issues) {
     if (issue.code === 'unrecognized_keys') {

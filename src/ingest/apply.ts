@@ -4,7 +4,18 @@ import { jsonPointer } from '../http/validate.ts';
 import { unstorableValues } from '../shared/text.ts';
 import { sha256 } from './canonical.ts';
 import type { BatchKey, BatchProblem } from './receipt.ts';
-import { applyFreshBatch, batchPayload, countApplyFailure, findBatch, finishBatch, lockBatch, relaxCommit, storedMoney, storedRevisions, upsertRecords } from './repo.ts';
+import {
+  applyFreshBatch,
+  batchPayload,
+  countApplyFailure,
+  findBatch,
+  finishBatch,
+  lockBatch,
+  relaxCommit,
+  storedMoney,
+  storedRevisions,
+  upsertRecords,
+} from './repo.ts';
 import { recordId, type IngestRecord } from './schemas.ts';
 import { hasReferences, REFERENCES, referenceErrors } from './semantic.ts';
 import { RECORD_TABLES } from './tables.ts';
@@ -77,11 +88,17 @@ async function countDataFailure(db: Db, key: BatchKey, err: Error): Promise<Appl
     const failures = await countApplyFailure(t, key);
     if (failures === null) {
       const batch = await findBatch(t, key);
-      return { status: 'skipped', reason: batch?.status === 'completed' || batch?.status === 'rejected' ? batch.status : 'missing' };
+      return {
+        status: 'skipped',
+        reason: batch?.status === 'completed' || batch?.status === 'rejected' ? batch.status : 'missing',
+      };
     }
     if (failures < MAX_DATA_FAILURES) return null;
     const payload = await batchPayload(t, key);
-    const errors = (payload ? unstorableValues(JSON.parse(payload)) : []).map((e) => ({ path: jsonPointer(['records', ...e.path]), message: e.message }));
+    const errors = (payload ? unstorableValues(JSON.parse(payload)) : []).map((e) => ({
+      path: jsonPointer(['records', ...e.path]),
+      message: e.message,
+    }));
     return reject(t, key, {
       code: 'batch_unprocessable',
       detail: `PostgreSQL refused to store this batch ${failures} times (${pgCode(err)}: ${err.message}); nothing was applied and it will not be tried again`,
@@ -135,7 +152,14 @@ async function applyFresh(db: Db, key: BatchKey): Promise<ApplyOutcome> {
     const payload = await batchPayload(db, key);
     const records = payload ? (JSON.parse(payload) as IngestRecord[]) : [];
     // A rejection must name revision conflicts before these (README), which only the guarded path reads.
-    if (await moneyProblem(db, key, records.map((record, index) => ({ index, record })))) throw new NotFresh('stored-data violations');
+    if (
+      await moneyProblem(
+        db,
+        key,
+        records.map((record, index) => ({ index, record })),
+      )
+    )
+      throw new NotFresh('stored-data violations');
   }
   const applied = await applyFreshBatch(db, RECORD_TABLES[key.resource], key);
   if (applied !== null) return { status: 'completed', applied, unchanged: 0 };
@@ -167,9 +191,15 @@ async function applyGuarded(t: Tx, key: BatchKey): Promise<ApplyOutcome> {
     else if (r.revision === s.revision && s.content_digest.equals(recordDigest(r))) unchanged++;
     else if (r.revision === s.revision) {
       sameRevisionConflict = true;
-      conflicts.push({ path: `/records/${i}`, message: `revision_conflict: revision ${r.revision} of ${idOf(r)} is already stored with other content` });
+      conflicts.push({
+        path: `/records/${i}`,
+        message: `revision_conflict: revision ${r.revision} of ${idOf(r)} is already stored with other content`,
+      });
     } else {
-      conflicts.push({ path: `/records/${i}`, message: `revision_stale: revision ${r.revision} of ${idOf(r)} is older than the stored revision ${s.revision}` });
+      conflicts.push({
+        path: `/records/${i}`,
+        message: `revision_stale: revision ${r.revision} of ${idOf(r)} is older than the stored revision ${s.revision}`,
+      });
     }
   });
   if (conflicts.length) {
@@ -180,26 +210,39 @@ async function applyGuarded(t: Tx, key: BatchKey): Promise<ApplyOutcome> {
     });
   }
 
-  const problem = await moneyProblem(t, key, toApply.map((index) => ({ index, record: records[index]! })));
+  const problem = await moneyProblem(
+    t,
+    key,
+    toApply.map((index) => ({ index, record: records[index]! })),
+  );
   if (problem) return reject(t, key, problem);
 
   if (toApply.length) {
     const written = await upsertRecords(t, table, key, toApply);
-    if (written.length !== toApply.length) throw new RaceLost(`${toApply.length - written.length} records were stored concurrently with a newer revision`);
+    if (written.length !== toApply.length)
+      throw new RaceLost(`${toApply.length - written.length} records were stored concurrently with a newer revision`);
   }
   await finishBatch(t, key, { status: 'completed', applied: toApply.length, unchanged, problem: null });
   return { status: 'completed', applied: toApply.length, unchanged };
 }
 
 /** The 422 of records to apply that disagree with the stored orders or payments they reference. */
-async function moneyProblem(t: Db | Tx, key: BatchKey, items: { index: number; record: IngestRecord }[]): Promise<BatchProblem | null> {
+async function moneyProblem(
+  t: Db | Tx,
+  key: BatchKey,
+  items: { index: number; record: IngestRecord }[],
+): Promise<BatchProblem | null> {
   if (!hasReferences(key.resource) || !items.length) return null;
   const ref = REFERENCES[key.resource];
   const refIds = [...new Set(items.map((it) => (it.record as Record<string, unknown>)[ref.field] as string))];
   const money = new Map((await storedMoney(t, RECORD_TABLES[ref.resource], key.siteId, refIds)).map((m) => [m.id, m]));
   const errors = referenceErrors(key.resource, items, money);
   if (!errors.length) return null;
-  return { code: 'semantic_invalid', detail: `${errors.length} violations against stored ${ref.resource}; nothing was applied`, errors };
+  return {
+    code: 'semantic_invalid',
+    detail: `${errors.length} violations against stored ${ref.resource}; nothing was applied`,
+    errors,
+  };
 }
 
 async function reject(t: Tx, key: BatchKey, problem: BatchProblem): Promise<ApplyOutcome> {

@@ -53,10 +53,19 @@ type Queryable = Pick<Db, 'one' | 'oneOrNone' | 'any' | 'none'>;
 
 const params = (k: BatchKey) => ({ siteId: k.siteId, resource: k.resource, batchId: k.batchId });
 
-export function acceptBatch(db: Queryable, key: BatchKey, b: { digest: Buffer; received: number; payload: string }): Promise<(BatchRow & { created: boolean }) | null> {
+export function acceptBatch(
+  db: Queryable,
+  key: BatchKey,
+  b: { digest: Buffer; received: number; payload: string },
+): Promise<(BatchRow & { created: boolean }) | null> {
   // Unnamed, not a named prepared statement: PgBouncer in transaction mode (README) would
   // send a named one's later executions to connections that never prepared it.
-  return db.oneOrNone(new pgp.ParameterizedQuery({ text: q.accept, values: [key.siteId, key.resource, key.batchId, b.digest, b.received, b.payload] }));
+  return db.oneOrNone(
+    new pgp.ParameterizedQuery({
+      text: q.accept,
+      values: [key.siteId, key.resource, key.batchId, b.digest, b.received, b.payload],
+    }),
+  );
 }
 
 /** A site's newest batches, newest first (the console's ingest page). */
@@ -73,7 +82,10 @@ export function relaxCommit(db: Queryable): Promise<null> {
   return db.none(q.relaxedCommit);
 }
 
-export function lockBatch(db: Queryable, key: BatchKey): Promise<{ status: BatchStatus; payload: string | null; received_at: Date } | null> {
+export function lockBatch(
+  db: Queryable,
+  key: BatchKey,
+): Promise<{ status: BatchStatus; payload: string | null; received_at: Date } | null> {
   return db.oneOrNone(q.lock, params(key));
 }
 
@@ -82,7 +94,11 @@ export async function batchPayload(db: Queryable, key: BatchKey): Promise<string
   return (await db.oneOrNone<{ payload: string }>(q.payload, params(key)))?.payload ?? null;
 }
 
-export async function finishBatch(db: Queryable, key: BatchKey, outcome: { status: Exclude<BatchStatus, 'queued'>; applied: number; unchanged: number; problem: BatchProblem | null }): Promise<void> {
+export async function finishBatch(
+  db: Queryable,
+  key: BatchKey,
+  outcome: { status: Exclude<BatchStatus, 'queued'>; applied: number; unchanged: number; problem: BatchProblem | null },
+): Promise<void> {
   await db.one(q.finish, { ...params(key), ...outcome });
 }
 
@@ -101,11 +117,21 @@ export function stalledBatches(db: Queryable, olderThanSeconds: number, limit: n
   return db.any<StalledBatch>(q.stalled, { olderThanSeconds, limit });
 }
 
-export function storedRevisions(db: Queryable, t: RecordTable, siteId: string, ids: readonly string[]): Promise<{ id: string; revision: number; content_digest: Buffer }[]> {
+export function storedRevisions(
+  db: Queryable,
+  t: RecordTable,
+  siteId: string,
+  ids: readonly string[],
+): Promise<{ id: string; revision: number; content_digest: Buffer }[]> {
   return db.any(q.storedRevisions, { table: t.table, idColumn: t.idColumn, siteId, ids });
 }
 
-export function storedMoney(db: Queryable, t: RecordTable, siteId: string, ids: readonly string[]): Promise<{ id: string; amount_minor: number; currency: string }[]> {
+export function storedMoney(
+  db: Queryable,
+  t: RecordTable,
+  siteId: string,
+  ids: readonly string[],
+): Promise<{ id: string; amount_minor: number; currency: string }[]> {
   return db.any(q.storedMoney, { table: t.table, idColumn: t.idColumn, siteId, ids });
 }
 
@@ -115,12 +141,22 @@ export function storedMoney(db: Queryable, t: RecordTable, siteId: string, ids: 
  * fails with unique_violation (23505) when one of its records is already stored.
  */
 export async function applyFreshBatch(db: Queryable, t: RecordTable, key: BatchKey): Promise<number | null> {
-  const row = await db.oneOrNone<{ applied: number }>(q.applyFresh, { ...params(key), table: t.table, idColumn: t.idColumn, ...t.fromPayload });
+  const row = await db.oneOrNone<{ applied: number }>(q.applyFresh, {
+    ...params(key),
+    table: t.table,
+    idColumn: t.idColumn,
+    ...t.fromPayload,
+  });
   return row?.applied ?? null;
 }
 
 /** Upserts the records at `positions` (0-based) of a stored batch, guarded by revision; returns the ids written. */
-export async function upsertRecords(db: Queryable, t: RecordTable, key: BatchKey, positions: readonly number[]): Promise<string[]> {
+export async function upsertRecords(
+  db: Queryable,
+  t: RecordTable,
+  key: BatchKey,
+  positions: readonly number[],
+): Promise<string[]> {
   const written = await db.any<{ id: string }>(q.upsert, {
     ...params(key),
     apply: positions.map((i) => i + 1),

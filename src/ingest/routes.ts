@@ -19,7 +19,8 @@ export const ingestRoutes: Route[] = [
       auth: { kind: 'business', scopes: [ingestScope(resource)] },
       docs: {
         summary: `Ingest a batch of ${resource} (idempotent by batch_id)`,
-        description: '200 with the completed receipt (also for an identical retry, with `replay: true`); 202 with `Location` for `Prefer: respond-async` or when INGEST_SYNC_WAIT_MS runs out.',
+        description:
+          '200 with the completed receipt (also for an identical retry, with `replay: true`); 202 with `Location` for `Prefer: respond-async` or when INGEST_SYNC_WAIT_MS runs out.',
         tags: ['ingest'],
         body: BATCH_SCHEMAS[resource],
         errors: [409, 422],
@@ -32,7 +33,8 @@ export const ingestRoutes: Route[] = [
     path: '/api/v1/sites/:siteId/ingest/batches',
     auth: { kind: 'business', scopes: ['ingest:receipt:read'] },
     docs: {
-      summary: "The site's most recent batches of every family, newest first, as receipts (a rejected one with its problem and every record's reason)",
+      summary:
+        "The site's most recent batches of every family, newest first, as receipts (a rejected one with its problem and every record's reason)",
       tags: ['ingest'],
       query: BatchesQuerySchema,
     },
@@ -51,7 +53,9 @@ export const ingestRoutes: Route[] = [
       const { resource } = parseQuery(ReceiptQuerySchema, ctx);
       const batchId = ctx.params.batchId!;
       if (!IDENTIFIER_PATTERN.test(batchId)) {
-        throw new HttpError('validation_failed', { errors: [{ path: 'path.batchId', message: `must match ${IDENTIFIER_PATTERN.source}` }] });
+        throw new HttpError('validation_failed', {
+          errors: [{ path: 'path.batchId', message: `must match ${IDENTIFIER_PATTERN.source}` }],
+        });
       }
       const row = await findBatch(app.db, { siteId: ctx.params.siteId!.toLowerCase(), resource, batchId });
       if (!row) throw new HttpError('not_found', { detail: `no ${resource} batch ${batchId} on this site` });

@@ -10,7 +10,9 @@ import { normalizeTimestamp, TIMESTAMP_PATTERN } from './timestamp.ts';
  */
 
 export const IDENTIFIER_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_.:-]{0,127}$/;
-export const Identifier = z.string().regex(IDENTIFIER_PATTERN, `must match ${IDENTIFIER_PATTERN.source} (1 to 128 characters)`);
+export const Identifier = z
+  .string()
+  .regex(IDENTIFIER_PATTERN, `must match ${IDENTIFIER_PATTERN.source} (1 to 128 characters)`);
 
 /**
  * A Timestamp with a mandatory zone and a real calendar date; its output is the same instant
@@ -57,21 +59,31 @@ export const RECORD_SCHEMAS = {
   events: sortedStrictObject({
     ...common,
     event_id: Identifier,
-    event_type: z.enum(['visit', 'registration_completed', 'activation_completed', 'usage', 'workflow_completed', 'order_paid', 'subscription_cancelled']),
+    event_type: z.enum([
+      'visit',
+      'registration_completed',
+      'activation_completed',
+      'usage',
+      'workflow_completed',
+      'order_paid',
+      'subscription_cancelled',
+    ]),
     external_user_id: Identifier.optional(),
     campaign_id: Identifier.optional(),
     session_id: Identifier.optional(),
     activation_definition: Identifier.optional(),
-    properties:
-      sortedStrictObject({
-        product_category: FreeText.optional(),
-        plan_id: Identifier.optional(),
-        feature: FreeText.optional(),
-        channel: FreeText.optional(),
-        device: z.enum(['desktop', 'mobile', 'tablet', 'other']).optional(),
-        country: z.string().regex(/^[A-Z]{2}$/, 'must be a two-letter upper-case country code').optional(),
-        quantity: z.int().min(0).max(1_000_000).optional(),
-      }).optional(),
+    properties: sortedStrictObject({
+      product_category: FreeText.optional(),
+      plan_id: Identifier.optional(),
+      feature: FreeText.optional(),
+      channel: FreeText.optional(),
+      device: z.enum(['desktop', 'mobile', 'tablet', 'other']).optional(),
+      country: z
+        .string()
+        .regex(/^[A-Z]{2}$/, 'must be a two-letter upper-case country code')
+        .optional(),
+      quantity: z.int().min(0).max(1_000_000).optional(),
+    }).optional(),
   }),
   orders: sortedStrictObject({
     ...common,
@@ -160,7 +172,9 @@ export const RECORD_SCHEMAS = {
     unit: z.enum(['count', 'minor_currency']),
     currency: Currency.optional(),
     definition_version: Identifier,
-    dimensions: sortedStrictObject({ channel: FreeText.optional(), campaign_id: Identifier.optional() }).default(() => ({})),
+    dimensions: sortedStrictObject({ channel: FreeText.optional(), campaign_id: Identifier.optional() }).default(
+      () => ({}),
+    ),
   }),
 } as const satisfies Record<Resource, z.ZodType>;
 

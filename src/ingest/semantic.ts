@@ -32,7 +32,11 @@ export function batchSemanticErrors(resource: Resource, records: readonly Ingest
     const id = r[idField] as string;
     const seen = firstIndex.get(id);
     if (seen === undefined) firstIndex.set(id, i);
-    else errors.push({ path: `/records/${i}/${idField}`, message: `${idField} ${id} also appears at /records/${seen}; a batch holds each record once` });
+    else
+      errors.push({
+        path: `/records/${i}/${idField}`,
+        message: `${idField} ${id} also appears at /records/${seen}; a batch holds each record once`,
+      });
 
     if (Date.parse(r.occurred_at as string) > latestAllowed) {
       errors.push({ path: `/records/${i}/occurred_at`, message: 'is more than 24 hours in the future' });
@@ -90,10 +94,16 @@ export function referenceErrors(
     const s = stored.get(ref);
     if (!s) continue;
     if (r.currency !== s.currency) {
-      errors.push({ path: `/records/${index}/currency`, message: `${r.currency} differs from the currency ${s.currency} of stored ${noun} ${ref}` });
+      errors.push({
+        path: `/records/${index}/currency`,
+        message: `${r.currency} differs from the currency ${s.currency} of stored ${noun} ${ref}`,
+      });
     }
     if (resource === 'refunds' && (r.amount_minor as number) > s.amount_minor) {
-      errors.push({ path: `/records/${index}/amount_minor`, message: `${r.amount_minor} is larger than the ${s.amount_minor} of stored payment ${ref}` });
+      errors.push({
+        path: `/records/${index}/amount_minor`,
+        message: `${r.amount_minor} is larger than the ${s.amount_minor} of stored payment ${ref}`,
+      });
     }
   }
   return errors;

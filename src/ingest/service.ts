@@ -30,13 +30,22 @@ export async function ingestBatch(ctx: RequestContext, app: AppContext, resource
   const body = parseBody(BATCH_SCHEMAS[resource], ctx) as IngestBatch;
   const semantic = batchSemanticErrors(resource, body.records, Date.now());
   if (semantic.length) {
-    throw new HttpError('semantic_invalid', { detail: `${semantic.length} semantic violations; nothing was stored`, errors: semantic });
+    throw new HttpError('semantic_invalid', {
+      detail: `${semantic.length} semantic violations; nothing was stored`,
+      errors: semantic,
+    });
   }
   const key: BatchKey = { siteId: ctx.params.siteId!.toLowerCase(), resource, batchId: body.batch_id };
   // The quota counts records, not requests: one 500-record batch weighs 500 single ones.
-  Object.assign(ctx.responseHeaders, await app.limiter.enforce(
-    `ingest-site:${key.siteId}`, { perMinute: await ingestQuotaOf(app, key.siteId, ctx.principal!) }, "this site's ingest quota (records)", body.records.length,
-  ));
+  Object.assign(
+    ctx.responseHeaders,
+    await app.limiter.enforce(
+      `ingest-site:${key.siteId}`,
+      { perMinute: await ingestQuotaOf(app, key.siteId, ctx.principal!) },
+      "this site's ingest quota (records)",
+      body.records.length,
+    ),
+  );
   const canonical = canonicalBatch(body.records);
   const { digest } = canonical;
 
@@ -63,7 +72,11 @@ export async function ingestBatch(ctx: RequestContext, app: AppContext, resource
   }
 }
 
-async function accept(app: AppContext, key: BatchKey, b: Parameters<typeof acceptBatch>[2]): Promise<BatchRow & { created: boolean }> {
+async function accept(
+  app: AppContext,
+  key: BatchKey,
+  b: Parameters<typeof acceptBatch>[2],
+): Promise<BatchRow & { created: boolean }> {
   // No row means a concurrent request inserted this identity after our snapshot; by the
   // second try it is committed and visible.
   for (let i = 0; i < 3; i++) {
@@ -76,17 +89,26 @@ async function accept(app: AppContext, key: BatchKey, b: Parameters<typeof accep
 async function enqueueApply(app: AppContext, key: BatchKey): Promise<void> {
   if (app.redis.status !== 'ready') throw unavailable('Redis');
   try {
-    await pTimeout(enqueue(app.queues, JOBS.ingestApply, { site_id: key.siteId, resource: key.resource, batch_id: key.batchId }), {
-      milliseconds: ENQUEUE_TIMEOUT_MS,
-      message: `enqueue took over ${ENQUEUE_TIMEOUT_MS} ms`,
-    });
+    await pTimeout(
+      enqueue(app.queues, JOBS.ingestApply, { site_id: key.siteId, resource: key.resource, batch_id: key.batchId }),
+      {
+        milliseconds: ENQUEUE_TIMEOUT_MS,
+        message: `enqueue took over ${ENQUEUE_TIMEOUT_MS} ms`,
+      },
+    );
   } catch (err) {
     throw unavailable('Redis', err);
   }
 }
 
 /** Waits up to INGEST_SYNC_WAIT_MS for the queued batch `stored` to finish; returns its latest row. */
-async function waitUntilFinished(app: AppContext, stored: BatchRow, watch: ResultWatch, replay: boolean, signal: AbortWatch): Promise<BatchRow> {
+async function waitUntilFinished(
+  app: AppContext,
+  stored: BatchRow,
+  watch: ResultWatch,
+  replay: boolean,
+  signal: AbortWatch,
+): Promise<BatchRow> {
   const key: BatchKey = { siteId: stored.site_id, resource: stored.resource, batchId: stored.batch_id };
   const deadline = Date.now() + app.config.INGEST_SYNC_WAIT_MS;
   // A replayed batch may have finished before we started watching.
@@ -97,7 +119,13 @@ async function waitUntilFinished(app: AppContext, stored: BatchRow, watch: Resul
     skipWait = false;
     // The notification completes the receipt of a completed batch; a rejected one's problem is read.
     if (outcome?.status === 'completed') {
-      return { ...stored, status: 'completed', applied: outcome.applied, unchanged: outcome.unchanged, completed_at: outcome.completedAt };
+      return {
+        ...stored,
+        status: 'completed',
+        applied: outcome.applied,
+        unchanged: outcome.unchanged,
+        completed_at: outcome.completedAt,
+      };
     }
     const row = await app.ingestGate.run(() => findBatch(app.db, key));
     if (!row) throw new Error(`batch ${key.batchId} disappeared while queued`);

@@ -22,7 +22,10 @@ export interface SweeperOptions {
  * BullMQ job scheduler, because the scheduler would be lost with the very Redis data it has
  * to make up for.
  */
-export function startSweeper(ctx: { db: Db; queues: QueueRegistry; log: Logger }, opts: SweeperOptions = {}): { close(): Promise<void> } {
+export function startSweeper(
+  ctx: { db: Db; queues: QueueRegistry; log: Logger },
+  opts: SweeperOptions = {},
+): { close(): Promise<void> } {
   const intervalMs = opts.intervalMs ?? 5000;
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;

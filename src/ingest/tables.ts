@@ -26,7 +26,9 @@ const TYPED_COLUMNS: Record<Resource, TypedColumns> = {
   orders: { top: ['external_user_id', 'amount_minor', 'currency', 'status', 'plan_id'] },
   payments: { top: ['order_id', 'external_user_id', 'amount_minor', 'currency', 'status'] },
   refunds: { top: ['payment_id', 'amount_minor', 'currency', 'status'] },
-  subscriptions: { top: ['external_user_id', 'plan_id', 'status', 'period_start', 'period_end', 'amount_minor', 'currency'] },
+  subscriptions: {
+    top: ['external_user_id', 'plan_id', 'status', 'period_start', 'period_end', 'amount_minor', 'currency'],
+  },
   costs: { top: ['amount_minor', 'currency', 'period_start', 'period_end', 'category', 'event_id'] },
   campaigns: { top: ['name', 'channel', 'content_ref', 'status', 'starts_at', 'ends_at'] },
   expenses: { top: ['campaign_id', 'amount_minor', 'currency', 'period_start', 'period_end', 'cost_scope'] },
@@ -65,7 +67,18 @@ function recordTable(resource: Resource): RecordTable {
   const typedNames = [...typed.top, ...(typed.nested?.fields ?? [])];
   const table = `ingest_${resource}`;
   const columnSet = new pgp.helpers.ColumnSet(
-    ['site_id', idColumn, 'revision', 'source', 'occurred_at', ...typedNames, 'record', 'content_digest', 'batch_id', 'received_at'],
+    [
+      'site_id',
+      idColumn,
+      'revision',
+      'source',
+      'occurred_at',
+      ...typedNames,
+      'record',
+      'content_digest',
+      'batch_id',
+      'received_at',
+    ],
     { table },
   );
   // Columns the batch row supplies; every other one comes from the record (`r.`, or `n.` for
@@ -87,7 +100,9 @@ function recordTable(resource: Resource): RecordTable {
     assignments: columnSet.assignColumns({ from: 'EXCLUDED', skip: ['site_id', idColumn] }),
     fromPayload: {
       columns: names.map((n) => pgp.as.name(n)).join(', '),
-      select: names.map((n) => fromBatch[n] ?? `${typed.nested?.fields.includes(n) ? 'n' : 'r'}.${pgp.as.name(n)}`).join(', '),
+      select: names
+        .map((n) => fromBatch[n] ?? `${typed.nested?.fields.includes(n) ? 'n' : 'r'}.${pgp.as.name(n)}`)
+        .join(', '),
       // A second populate over the nested object alone: merging it into the record first
       // (`x.j || x.j -> 'properties'`) builds a new jsonb per record and costs more.
       nested: typed.nested
@@ -115,4 +130,7 @@ function recordTable(resource: Resource): RecordTable {
   };
 }
 
-export const RECORD_TABLES = Object.fromEntries(RESOURCES.map((r) => [r, recordTable(r)])) as Record<Resource, RecordTable>;
+export const RECORD_TABLES = Object.fromEntries(RESOURCES.map((r) => [r, recordTable(r)])) as Record<
+  Resource,
+  RecordTable
+>;

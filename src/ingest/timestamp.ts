@@ -26,9 +26,14 @@ export function normalizeTimestamp(value: string): { utc: string } | { error: st
   const m = TIMESTAMP.exec(value);
   if (!m) return { error: 'must be an ISO 8601 date-time with a zone, e.g. 2026-01-31T12:00:00Z' };
   const [, y, mo, d, h, mi, s, frac, z, sign, oh, om] = m;
-  const year = Number(y), month = Number(mo), day = Number(d), hour = Number(h), minute = Number(mi);
+  const year = Number(y),
+    month = Number(mo),
+    day = Number(d),
+    hour = Number(h),
+    minute = Number(mi);
   const second = s === undefined ? 0 : Number(s);
-  if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return { error: 'is not a valid calendar date' };
+  if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month))
+    return { error: 'is not a valid calendar date' };
   if (hour > 23 || minute > 59 || second > 59) return { error: 'is not a valid time of day' };
   let offsetMinutes = 0;
   if (!z) {

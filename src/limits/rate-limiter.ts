@@ -45,12 +45,18 @@ export interface Decision {
   retryAfterSeconds: number;
 }
 
-type WithTake = Redis & { radarTake(key: string, capacity: number, perMs: number, cost: number): Promise<[number, number, number]> };
+type WithTake = Redis & {
+  radarTake(key: string, capacity: number, perMs: number, cost: number): Promise<[number, number, number]>;
+};
 
 export class RateLimiter {
   private readonly redis: WithTake;
 
-  constructor(redis: Redis, private readonly prefix: string, private readonly log: Logger) {
+  constructor(
+    redis: Redis,
+    private readonly prefix: string,
+    private readonly log: Logger,
+  ) {
     if (!('radarTake' in redis)) redis.defineCommand('radarTake', { numberOfKeys: 1, lua: TAKE });
     this.redis = redis as WithTake;
   }
@@ -65,7 +71,12 @@ export class RateLimiter {
     const capacity = limit.perMinute;
     const perMs = limit.perMinute / 60_000;
     try {
-      const [allowed, remaining, waitMs] = await this.redis.radarTake(`${this.prefix}:ratelimit:${key}`, capacity, perMs, cost);
+      const [allowed, remaining, waitMs] = await this.redis.radarTake(
+        `${this.prefix}:ratelimit:${key}`,
+        capacity,
+        perMs,
+        cost,
+      );
       return {
         allowed: allowed === 1,
         limit: capacity,

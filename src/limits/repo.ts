@@ -16,6 +16,10 @@ export function findSiteLimits(db: Db, siteId: string): Promise<SiteLimitsRow | 
   return db.oneOrNone<SiteLimitsRow>(q.siteFind, { siteId });
 }
 
-export function updateSiteLimits(db: Db, siteId: string, limits: { ingestRecordsPerMin: number | null; credentialRequestsPerMin: number | null }): Promise<SiteLimitsRow | null> {
+export function updateSiteLimits(
+  db: Db,
+  siteId: string,
+  limits: { ingestRecordsPerMin: number | null; credentialRequestsPerMin: number | null },
+): Promise<SiteLimitsRow | null> {
   return db.oneOrNone<SiteLimitsRow>(q.siteUpdate, { siteId, ...limits });
 }

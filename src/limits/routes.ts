@@ -17,7 +17,9 @@ const SiteLimitsSchema = z.strictObject({
 const SiteLimitsAnswer = z.object({
   ingestRecordsPerMinute: PerMinute,
   credentialRequestsPerMinute: PerMinute,
-  effective: z.object({ ingestRecordsPerMinute: z.number().int(), credentialRequestsPerMinute: z.number().int() }).describe('what applies now; 0 = no limit'),
+  effective: z
+    .object({ ingestRecordsPerMinute: z.number().int(), credentialRequestsPerMinute: z.number().int() })
+    .describe('what applies now; 0 = no limit'),
 });
 
 function present(row: SiteLimitsRow, config: Config): z.infer<typeof SiteLimitsAnswer> {
@@ -45,10 +47,18 @@ export const limitRoutes: Route[] = [
     method: 'PUT',
     path: '/api/v1/sites/:siteId/limits',
     auth: { kind: 'business', scopes: [], adminOnly: true },
-    docs: { summary: "Set the site's rate limits (platform admin only)", tags: ['sites'], body: SiteLimitsSchema, response: SiteLimitsAnswer },
+    docs: {
+      summary: "Set the site's rate limits (platform admin only)",
+      tags: ['sites'],
+      body: SiteLimitsSchema,
+      response: SiteLimitsAnswer,
+    },
     handler: async (ctx, app) => {
       const body = parseBody(SiteLimitsSchema, ctx);
-      const row = await updateSiteLimits(app.db, ctx.params.siteId!, { ingestRecordsPerMin: body.ingestRecordsPerMinute, credentialRequestsPerMin: body.credentialRequestsPerMinute });
+      const row = await updateSiteLimits(app.db, ctx.params.siteId!, {
+        ingestRecordsPerMin: body.ingestRecordsPerMinute,
+        credentialRequestsPerMin: body.credentialRequestsPerMinute,
+      });
       if (!row) throw new HttpError('site_forbidden');
       ctx.log.info({ limits: body }, 'site limits set');
       return { body: present(row, app.config) };

@@ -13,6 +13,9 @@ export async function siteLimits(app: AppContext, siteId: string): Promise<SiteL
 /** Records per minute `siteId` may ingest: its own setting, else the server default. */
 export async function ingestQuotaOf(app: AppContext, siteId: string, principal: Principal): Promise<number> {
   // A credential's lookup already brought its site's limits; a session's request asks once.
-  const own = principal.kind === 'credential' ? principal.limits.ingestRecordsPerMin : (await siteLimits(app, siteId)).ingest_records_per_min;
+  const own =
+    principal.kind === 'credential'
+      ? principal.limits.ingestRecordsPerMin
+      : (await siteLimits(app, siteId)).ingest_records_per_min;
   return own ?? app.config.INGEST_QUOTA_RECORDS_PER_MIN;
 }

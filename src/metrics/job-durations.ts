@@ -12,7 +12,13 @@ export function jobDurationKey(prefix: string, queue: string, status: 'completed
   return `${prefix}:metrics:job_duration:${queue}:${status}`;
 }
 
-export async function recordJobDuration(redis: Redis, prefix: string, queue: string, status: 'completed' | 'failed', seconds: number): Promise<void> {
+export async function recordJobDuration(
+  redis: Redis,
+  prefix: string,
+  queue: string,
+  status: 'completed' | 'failed',
+  seconds: number,
+): Promise<void> {
   const key = jobDurationKey(prefix, queue, status);
   const bucket = JOB_BUCKETS.find((le) => seconds <= le);
   const tx = redis.multi();
@@ -28,7 +34,12 @@ export interface JobDurationSnapshot {
   sum: number;
 }
 
-export async function readJobDurations(redis: Redis, prefix: string, queue: string, status: 'completed' | 'failed'): Promise<JobDurationSnapshot> {
+export async function readJobDurations(
+  redis: Redis,
+  prefix: string,
+  queue: string,
+  status: 'completed' | 'failed',
+): Promise<JobDurationSnapshot> {
   const h = await redis.hgetall(jobDurationKey(prefix, queue, status));
   const buckets = new Map<number, number>();
   for (const le of JOB_BUCKETS) buckets.set(le, Number(h[`le_${le}`] ?? 0));

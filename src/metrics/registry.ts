@@ -50,10 +50,14 @@ export class Metrics {
       registers: [registry],
       async collect() {
         this.reset();
-        await Promise.all(queueNames.map(async (name) => {
-          const counts = await app.queues.get(name).getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized');
-          for (const [state, n] of Object.entries(counts)) this.set({ queue: name, state }, n);
-        }));
+        await Promise.all(
+          queueNames.map(async (name) => {
+            const counts = await app.queues
+              .get(name)
+              .getJobCounts('waiting', 'active', 'delayed', 'failed', 'completed', 'prioritized');
+            for (const [state, n] of Object.entries(counts)) this.set({ queue: name, state }, n);
+          }),
+        );
       },
     });
     new Gauge({
@@ -92,11 +96,23 @@ export class Metrics {
             let cumulative = 0;
             for (const le of JOB_BUCKETS) {
               cumulative += snap.buckets.get(le) ?? 0;
-              values.push({ metricName: 'radar_job_duration_seconds_bucket', labels: { queue, status, le }, value: cumulative });
+              values.push({
+                metricName: 'radar_job_duration_seconds_bucket',
+                labels: { queue, status, le },
+                value: cumulative,
+              });
             }
-            values.push({ metricName: 'radar_job_duration_seconds_bucket', labels: { queue, status, le: '+Inf' }, value: snap.count });
+            values.push({
+              metricName: 'radar_job_duration_seconds_bucket',
+              labels: { queue, status, le: '+Inf' },
+              value: snap.count,
+            });
             values.push({ metricName: 'radar_job_duration_seconds_sum', labels: { queue, status }, value: snap.sum });
-            values.push({ metricName: 'radar_job_duration_seconds_count', labels: { queue, status }, value: snap.count });
+            values.push({
+              metricName: 'radar_job_duration_seconds_count',
+              labels: { queue, status },
+              value: snap.count,
+            });
           }
         }
         return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values };

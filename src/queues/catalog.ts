@@ -143,19 +143,30 @@ export type PayloadOf<K extends JobKey> = z.output<Jobs[K]['schema']>;
 /** The catalog keys of the jobs that run on queue `Q`. */
 export type JobsOn<Q extends QueueName> = { [K in JobKey]: Jobs[K]['queue'] extends Q ? K : never }[JobKey];
 
-export async function enqueue<S extends z.ZodType>(queues: QueueRegistry, def: JobDefinition<S>, data: z.output<S>): Promise<void> {
+export async function enqueue<S extends z.ZodType>(
+  queues: QueueRegistry,
+  def: JobDefinition<S>,
+  data: z.output<S>,
+): Promise<void> {
   await queues.get(def.queue).add(def.name, data, { ...def.options, jobId: def.jobId(data) });
 }
 
-export async function enqueueMany<S extends z.ZodType>(queues: QueueRegistry, def: JobDefinition<S>, items: ReadonlyArray<z.output<S>>): Promise<void> {
+export async function enqueueMany<S extends z.ZodType>(
+  queues: QueueRegistry,
+  def: JobDefinition<S>,
+  items: ReadonlyArray<z.output<S>>,
+): Promise<void> {
   if (!items.length) return;
-  await queues.get(def.queue).addBulk(items.map((data) => ({ name: def.name, data, opts: { ...def.options, jobId: def.jobId(data) } })));
+  await queues
+    .get(def.queue)
+    .addBulk(items.map((data) => ({ name: def.name, data, opts: { ...def.options, jobId: def.jobId(data) } })));
 }
 
 /** The job's payload as its definition says, or an UnrecoverableError: retrying cannot fix it. */
 export function jobPayload<S extends z.ZodType>(def: JobDefinition<S>, job: Job): z.output<S> {
   if (job.name !== def.name) throw new UnrecoverableError(`job ${job.id} is a ${job.name}, expected ${def.name}`);
   const r = def.schema.safeParse(job.data);
-  if (!r.success) throw new UnrecoverableError(`job ${job.id} (${def.name}) has an invalid payload: ${z.prettifyError(r.error)}`);
+  if (!r.success)
+    throw new UnrecoverableError(`job ${job.id} (${def.name}) has an invalid payload: ${z.prettifyError(r.error)}`);
   return r.data;
 }

@@ -8,7 +8,10 @@ import type { Redis } from 'ioredis';
 export class QueueRegistry {
   private readonly queues = new Map<string, Queue>();
 
-  constructor(private readonly connection: Redis, private readonly prefix: string) {}
+  constructor(
+    private readonly connection: Redis,
+    private readonly prefix: string,
+  ) {}
 
   get(name: string, defaults?: QueueOptions['defaultJobOptions']): Queue {
     let q = this.queues.get(name);

@@ -38,7 +38,11 @@ export class WorkerResults {
   private retry: NodeJS.Timeout | null = null;
   private closed = false;
 
-  constructor(private readonly db: Db, private readonly log: Logger, private readonly channels: readonly string[]) {}
+  constructor(
+    private readonly db: Db,
+    private readonly log: Logger,
+    private readonly channels: readonly string[],
+  ) {}
 
   /** Registers interest in work `key` of `channel`; call before enqueueing it so no result is missed. */
   watch(channel: string, key: string): ResultWatch {

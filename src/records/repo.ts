@@ -20,7 +20,16 @@ export interface RecordPage {
 /** One page of records with its total and freshness, read on one connection. */
 export function listRecords(db: Db, resource: Resource, siteId: string, query: RecordListQuery): Promise<RecordPage> {
   const t = RECORD_TABLES[resource];
-  const params = { table: t.table, idColumn: t.idColumn, siteId, resource, from: query.from ?? null, to: query.to ?? null, limit: query.limit, offset: query.offset };
+  const params = {
+    table: t.table,
+    idColumn: t.idColumn,
+    siteId,
+    resource,
+    from: query.from ?? null,
+    to: query.to ?? null,
+    limit: query.limit,
+    offset: query.offset,
+  };
   return db.task('records-list', async (task) => {
     const rows = await task.any(q.list, params);
     const { total } = await task.one<{ total: number }>(q.count, params);

@@ -29,7 +29,11 @@ export const recordRoutes: Route[] = RESOURCES.map((resource) =>
     method: 'GET',
     path: `/api/v1/sites/:siteId/${resource}`,
     auth: { kind: 'business', scopes: [READ_SCOPE[resource]] },
-    docs: { summary: `List ${resource}: the latest revision of each record, ordered by occurred_at then id`, tags: ['records'], query: RecordListQuerySchema },
+    docs: {
+      summary: `List ${resource}: the latest revision of each record, ordered by occurred_at then id`,
+      tags: ['records'],
+      query: RecordListQuerySchema,
+    },
     handler: async (ctx, app) => {
       const query = parseQuery(RecordListQuerySchema, ctx);
       const page = await listRecords(app.db, resource, ctx.params.siteId!.toLowerCase(), query);

@@ -4,10 +4,29 @@ import { route, type Route } from '../http/route.ts';
 import { parseBody, parseQuery } from '../http/validate.ts';
 import { fromNanos } from './money.ts';
 import {
-  insertChannel, insertPrice, listChannels, listCurrentPrices, listGroups, modelCatalog, priceHistory, setAccountGroup, upsertGroup, upsertModel,
-  type GroupRow, type ModelRow, type PriceRow,
+  insertChannel,
+  insertPrice,
+  listChannels,
+  listCurrentPrices,
+  listGroups,
+  modelCatalog,
+  priceHistory,
+  setAccountGroup,
+  upsertGroup,
+  upsertModel,
+  type GroupRow,
+  type ModelRow,
+  type PriceRow,
 } from './repo.ts';
-import { AccountGroupSchema, ChannelCreateSchema, GroupNameSchema, GroupPutSchema, ModelPutSchema, PriceCreateSchema, PriceQuerySchema } from './schemas.ts';
+import {
+  AccountGroupSchema,
+  ChannelCreateSchema,
+  GroupNameSchema,
+  GroupPutSchema,
+  ModelPutSchema,
+  PriceCreateSchema,
+  PriceQuerySchema,
+} from './schemas.ts';
 import { isUniqueViolation, isForeignKeyViolation } from '../db/pg-errors.ts';
 import { uuidParam } from '../http/params.ts';
 
@@ -15,20 +34,38 @@ const admin = { kind: 'business', scopes: [], sessionOnly: true, adminOnly: true
 const tags = ['relay admin'];
 
 export function presentGroup(g: GroupRow) {
-  return { name: g.name, models: g.models, requestsPerMinute: g.rpm, tokensPerMinute: g.tpm, createdAt: g.created_at.toISOString(), updatedAt: g.updated_at.toISOString() };
+  return {
+    name: g.name,
+    models: g.models,
+    requestsPerMinute: g.rpm,
+    tokensPerMinute: g.tpm,
+    createdAt: g.created_at.toISOString(),
+    updatedAt: g.updated_at.toISOString(),
+  };
 }
 
 /** Amounts per million tokens as decimal strings in the price's currency. */
 export function presentPrice(p: PriceRow) {
   return {
-    model: p.model, currency: p.currency, effectiveAt: p.effective_at.toISOString(),
-    input: fromNanos(p.input_nanos), cachedInput: fromNanos(p.cached_input_nanos), output: fromNanos(p.output_nanos),
+    model: p.model,
+    currency: p.currency,
+    effectiveAt: p.effective_at.toISOString(),
+    input: fromNanos(p.input_nanos),
+    cachedInput: fromNanos(p.cached_input_nanos),
+    output: fromNanos(p.output_nanos),
   };
 }
 
 /** A validated price as the repository stores it. */
 export function newPrice(p: z.output<typeof PriceCreateSchema>) {
-  return { model: p.model, currency: p.currency, inputNanos: p.input, cachedInputNanos: p.cachedInput ?? p.input, outputNanos: p.output, effectiveAt: p.effectiveAt };
+  return {
+    model: p.model,
+    currency: p.currency,
+    inputNanos: p.input,
+    cachedInputNanos: p.cachedInput ?? p.input,
+    outputNanos: p.output,
+    effectiveAt: p.effectiveAt,
+  };
 }
 
 export function presentModel(m: ModelRow) {
@@ -45,8 +82,15 @@ export const relayAdminRoutes: Route[] = [
     handler: async (_ctx, app) => ({
       body: {
         data: (await listChannels(app.db)).map((c) => ({
-          id: c.id, name: c.name, baseUrl: c.base_url, models: c.models, protocols: c.protocols,
-          priority: c.priority, weight: c.weight, enabled: c.enabled, createdAt: c.created_at.toISOString(),
+          id: c.id,
+          name: c.name,
+          baseUrl: c.base_url,
+          models: c.models,
+          protocols: c.protocols,
+          priority: c.priority,
+          weight: c.weight,
+          enabled: c.enabled,
+          createdAt: c.created_at.toISOString(),
         })),
       },
     }),
@@ -62,7 +106,9 @@ export const relayAdminRoutes: Route[] = [
         return { body: await insertChannel(app.db, body) };
       } catch (err) {
         if (isUniqueViolation(err)) {
-          throw new HttpError('validation_failed', { errors: [{ path: '/name', message: `a channel named ${body.name} already exists` }] });
+          throw new HttpError('validation_failed', {
+            errors: [{ path: '/name', message: `a channel named ${body.name} already exists` }],
+          });
         }
         throw err;
       }
@@ -74,7 +120,8 @@ export const relayAdminRoutes: Route[] = [
     auth: admin,
     docs: {
       summary: 'Every model a channel serves or a setting names, with its settings and the price in force',
-      description: '`price` is null for an unpriced model; `efforts` and `kind` are null when never set (defaults apply).',
+      description:
+        '`price` is null for an unpriced model; `efforts` and `kind` are null when never set (defaults apply).',
       tags,
     },
     handler: async (_ctx, app) => {
@@ -87,7 +134,13 @@ export const relayAdminRoutes: Route[] = [
         body: {
           data: models.map((m) => {
             const price = current.get(m.id);
-            return { id: m.id, efforts: m.efforts, kind: m.kind, allowUnpriced: m.allow_unpriced, price: price ? presentPrice(price) : null };
+            return {
+              id: m.id,
+              efforts: m.efforts,
+              kind: m.kind,
+              allowUnpriced: m.allow_unpriced,
+              price: price ? presentPrice(price) : null,
+            };
           }),
         },
       };
@@ -97,15 +150,25 @@ export const relayAdminRoutes: Route[] = [
     method: 'POST',
     path: '/api/v1/relay/models',
     auth: admin,
-    docs: { summary: "Set a model's kind, accepted efforts and whether keys with a budget may call it unpriced", tags, body: ModelPutSchema },
+    docs: {
+      summary: "Set a model's kind, accepted efforts and whether keys with a budget may call it unpriced",
+      tags,
+      body: ModelPutSchema,
+    },
     handler: async (ctx, app) => ({ body: presentModel(await upsertModel(app.db, parseBody(ModelPutSchema, ctx))) }),
   }),
   route({
     method: 'GET',
     path: '/api/v1/relay/prices',
     auth: admin,
-    docs: { summary: 'Price history, newest first per model (amounts per million tokens)', tags, query: PriceQuerySchema },
-    handler: async (ctx, app) => ({ body: { data: (await priceHistory(app.db, parseQuery(PriceQuerySchema, ctx).model ?? null)).map(presentPrice) } }),
+    docs: {
+      summary: 'Price history, newest first per model (amounts per million tokens)',
+      tags,
+      query: PriceQuerySchema,
+    },
+    handler: async (ctx, app) => ({
+      body: { data: (await priceHistory(app.db, parseQuery(PriceQuerySchema, ctx).model ?? null)).map(presentPrice) },
+    }),
   }),
   route({
     method: 'POST',
@@ -116,7 +179,6 @@ export const relayAdminRoutes: Route[] = [
       description: 'Reasoning tokens are billed as output. Calls already made keep the cost they were metered with.',
       tags,
       body: PriceCreateSchema,
-      
     },
     handler: async (ctx, app) => {
       const p = parseBody(PriceCreateSchema, ctx);
@@ -124,7 +186,9 @@ export const relayAdminRoutes: Route[] = [
         return { body: presentPrice(await insertPrice(app.db, newPrice(p))) };
       } catch (err) {
         if (isUniqueViolation(err)) {
-          throw new HttpError('validation_failed', { errors: [{ path: '/effectiveAt', message: 'the model already has a price taking effect at this instant' }] });
+          throw new HttpError('validation_failed', {
+            errors: [{ path: '/effectiveAt', message: 'the model already has a price taking effect at this instant' }],
+          });
         }
         throw err;
       }
@@ -144,9 +208,17 @@ export const relayAdminRoutes: Route[] = [
     docs: { summary: 'Create or replace a group; its keys follow within a second', tags, body: GroupPutSchema },
     handler: async (ctx, app) => {
       const name = GroupNameSchema.safeParse(ctx.params.group);
-      if (!name.success) throw new HttpError('validation_failed', { errors: [{ path: 'path.group', message: name.error.issues[0]!.message }] });
+      if (!name.success)
+        throw new HttpError('validation_failed', {
+          errors: [{ path: 'path.group', message: name.error.issues[0]!.message }],
+        });
       const body = parseBody(GroupPutSchema, ctx);
-      const row = await upsertGroup(app.db, { name: name.data, models: body.models, rpm: body.requestsPerMinute, tpm: body.tokensPerMinute });
+      const row = await upsertGroup(app.db, {
+        name: name.data,
+        models: body.models,
+        rpm: body.requestsPerMinute,
+        tpm: body.tokensPerMinute,
+      });
       return { body: presentGroup(row) };
     },
   }),
@@ -154,7 +226,12 @@ export const relayAdminRoutes: Route[] = [
     method: 'PUT',
     path: '/api/v1/relay/accounts/:accountId/group',
     auth: admin,
-    docs: { summary: "Move an account into a group; its keys follow within a second", tags, body: AccountGroupSchema, errors: [404] },
+    docs: {
+      summary: 'Move an account into a group; its keys follow within a second',
+      tags,
+      body: AccountGroupSchema,
+      errors: [404],
+    },
     handler: async (ctx, app) => {
       const accountId = uuidParam(ctx, 'accountId');
       const { group } = parseBody(AccountGroupSchema, ctx);
@@ -162,7 +239,10 @@ export const relayAdminRoutes: Route[] = [
       try {
         row = await setAccountGroup(app.db, accountId, group);
       } catch (err) {
-        if (isForeignKeyViolation(err)) throw new HttpError('validation_failed', { errors: [{ path: '/group', message: `no group named ${group}` }] });
+        if (isForeignKeyViolation(err))
+          throw new HttpError('validation_failed', {
+            errors: [{ path: '/group', message: `no group named ${group}` }],
+          });
         throw err;
       }
       if (!row) throw new HttpError('not_found', { detail: 'no such account' });

@@ -76,7 +76,10 @@ export async function callModel(deps: CallDeps, input: ModelRequest, signal: Abo
   const effort = effortFor(model, request);
   const routes = routesFor(model, request.protocol);
   if (routes.length === 0) {
-    throw new HttpError('invalid_request_error', { detail: `The model '${model.id}' is not served on ${ENDPOINT[request.protocol]}.`, param: 'model' });
+    throw new HttpError('invalid_request_error', {
+      detail: `The model '${model.id}' is not served on ${ENDPOINT[request.protocol]}.`,
+      param: 'model',
+    });
   }
   const stream = isStream(request);
   const payloads = new Payloads(request, effort, input.raw);
@@ -90,18 +93,27 @@ export async function callModel(deps: CallDeps, input: ModelRequest, signal: Abo
     } catch (err) {
       if (signal.aborted) throw err;
       failures.push(`channel '${route.channel.name}': ${(err as Error).message}`);
-      deps.log.warn({ channel: route.channel.name, model: model.id, err }, 'upstream unreachable; trying the next channel');
+      deps.log.warn(
+        { channel: route.channel.name, model: model.id, err },
+        'upstream unreachable; trying the next channel',
+      );
       continue;
     }
     if (res.statusCode >= 500) {
       failures.push(`channel '${route.channel.name}' answered ${res.statusCode}: ${await errorMessage(res.body)}`);
       lastStatus = res.statusCode;
-      deps.log.warn({ channel: route.channel.name, model: model.id, status: res.statusCode }, 'upstream failed; trying the next channel');
+      deps.log.warn(
+        { channel: route.channel.name, model: model.id, status: res.statusCode },
+        'upstream failed; trying the next channel',
+      );
       continue;
     }
     if (res.statusCode >= 400) {
       const message = await errorMessage(res.body);
-      throw new HttpError('upstream_error', { status: res.statusCode, detail: `The upstream provider rejected the request (${res.statusCode}): ${message}` });
+      throw new HttpError('upstream_error', {
+        status: res.statusCode,
+        detail: `The upstream provider rejected the request (${res.statusCode}): ${message}`,
+      });
     }
     const { conversion } = payload;
     // Built field by field, not spread (see mergeHeaders in http/headers.ts for why).
@@ -115,9 +127,18 @@ export async function callModel(deps: CallDeps, input: ModelRequest, signal: Abo
       return { model, channel, converted, dropped, status, usage, stream: false, contentType, body };
     }
     const stage = conversion ? convertedStage(conversion.stream(), usage) : nativeStage(usage);
-    const contentType = conversion ? 'text/event-stream; charset=utf-8' : String(res.headers['content-type'] ?? 'text/event-stream');
+    const contentType = conversion
+      ? 'text/event-stream; charset=utf-8'
+      : String(res.headers['content-type'] ?? 'text/event-stream');
     return {
-      model, channel, converted, dropped, status, usage, stream: true, contentType,
+      model,
+      channel,
+      converted,
+      dropped,
+      status,
+      usage,
+      stream: true,
+      contentType,
       pipe(sink) {
         return forward(res.body, stage, sink);
       },
@@ -131,7 +152,11 @@ export async function callModel(deps: CallDeps, input: ModelRequest, signal: Abo
 
 const NONE_DROPPED: readonly string[] = [];
 
-const ENDPOINT: Readonly<Record<Protocol, string>> = { responses: '/v1/responses', chat: '/v1/chat/completions', embeddings: '/v1/embeddings' };
+const ENDPOINT: Readonly<Record<Protocol, string>> = {
+  responses: '/v1/responses',
+  chat: '/v1/chat/completions',
+  embeddings: '/v1/embeddings',
+};
 
 function checkKind(model: Model, protocol: Protocol): void {
   const embedding = protocol === 'embeddings';
@@ -149,13 +174,20 @@ class Payloads {
   private native: string | Buffer | null = null;
   private converted: Conversion | null = null;
 
-  constructor(private readonly request: RelayRequest, private readonly effort: string | null, private readonly raw: Buffer | undefined) {}
+  constructor(
+    private readonly request: RelayRequest,
+    private readonly effort: string | null,
+    private readonly raw: Buffer | undefined,
+  ) {}
 
   for(route: Route): { body: string | Buffer; conversion: Conversion | null } {
     if (route.upstream === this.request.protocol) {
       // The client's bytes as sent, unless the effort had to be renamed (minimal → none).
       const rewrite = this.effort !== requestedEffort(this.request);
-      this.native ??= this.raw && !rewrite ? this.raw : JSON.stringify((rewrite ? withEffort(this.request, this.effort!) : this.request).body);
+      this.native ??=
+        this.raw && !rewrite
+          ? this.raw
+          : JSON.stringify((rewrite ? withEffort(this.request, this.effort!) : this.request).body);
       return { body: this.native, conversion: null };
     }
     this.converted ??= conversionFor(this.request, this.effort);
@@ -167,7 +199,8 @@ async function readAll(body: UpstreamBody, limit: number): Promise<Buffer> {
   try {
     return await body.readAll(limit);
   } catch (err) {
-    if (err instanceof BodyTooLarge) throw new HttpError('upstream_error', { detail: `The upstream answer exceeded ${limit} bytes.` });
+    if (err instanceof BodyTooLarge)
+      throw new HttpError('upstream_error', { detail: `The upstream answer exceeded ${limit} bytes.` });
     throw err;
   }
 }
@@ -177,7 +210,7 @@ async function errorMessage(body: UpstreamBody): Promise<string> {
   const text = (await readAll(body, 1024 * 1024).catch(() => Buffer.alloc(0))).toString('utf8');
   try {
     const j = JSON.parse(text) as { error?: { message?: string } | string; message?: string };
-    const m = typeof j.error === 'string' ? j.error : j.error?.message ?? j.message;
+    const m = typeof j.error === 'string' ? j.error : (j.error?.message ?? j.message);
     if (m) return m;
   } catch {
     // not JSON: fall through to the text itself
@@ -185,7 +218,11 @@ async function errorMessage(body: UpstreamBody): Promise<string> {
   return text.trim().slice(0, 500) || '(empty body)';
 }
 
-async function wholeBody(res: UpstreamResponse, conversion: Conversion | null, usage: Usage): Promise<{ body: Buffer | string; contentType: string }> {
+async function wholeBody(
+  res: UpstreamResponse,
+  conversion: Conversion | null,
+  usage: Usage,
+): Promise<{ body: Buffer | string; contentType: string }> {
   const bytes = await readAll(res.body, MAX_UPSTREAM_BODY);
   const contentType = String(res.headers['content-type'] ?? 'application/json');
   // Native: passed on as sent; only the usage object is read out of it, not the whole answer.
@@ -200,7 +237,10 @@ async function wholeBody(res: UpstreamResponse, conversion: Conversion | null, u
     throw new HttpError('upstream_error', { detail: 'The upstream provider answered with a body that is not JSON.' });
   }
   readUsage(usageIn(parsed), usage);
-  return { body: JSON.stringify(conversion.answer(parsed as object, usage)), contentType: 'application/json; charset=utf-8' };
+  return {
+    body: JSON.stringify(conversion.answer(parsed as object, usage)),
+    contentType: 'application/json; charset=utf-8',
+  };
 }
 
 /** What a stream does with the upstream's bytes on their way to the client. */

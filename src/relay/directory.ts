@@ -4,7 +4,14 @@ import { FreshCache } from './fresh-cache.ts';
 import type { RelayKey } from './keys.ts';
 import type { Price } from './money.ts';
 import { DEFAULT_EFFORTS, type ModelKind, type Protocol } from './protocol.ts';
-import { listCurrentPrices, listEnabledChannels, listModels, type ChannelRow, type ModelRow, type PriceRow } from './repo.ts';
+import {
+  listCurrentPrices,
+  listEnabledChannels,
+  listModels,
+  type ChannelRow,
+  type ModelRow,
+  type PriceRow,
+} from './repo.ts';
 
 export interface Channel {
   id: string;
@@ -79,7 +86,10 @@ export class Directory {
   async modelFor(key: RelayKey, id: string): Promise<Model> {
     const model = await this.model(id, key);
     if (!permits(key, id)) {
-      throw new HttpError('model_not_permitted', { detail: `This API key may not call the model '${id}'.`, param: 'model' });
+      throw new HttpError('model_not_permitted', {
+        detail: `This API key may not call the model '${id}'.`,
+        param: 'model',
+      });
     }
     return model;
   }
@@ -87,7 +97,9 @@ export class Directory {
   /** The models a key may call, in id order. */
   async modelsFor(key: RelayKey): Promise<Model[]> {
     const { models } = await this.cache.get('all');
-    return [...models.values()].filter((m) => permits(key, m.id)).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return [...models.values()]
+      .filter((m) => permits(key, m.id))
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 }
 
@@ -101,7 +113,13 @@ function build(rows: readonly ChannelRow[], settings: readonly ModelRow[], price
   for (const p of priceRows) {
     let list = prices.get(p.model);
     if (!list) prices.set(p.model, (list = []));
-    list.push({ effectiveAt: p.effective_at, currency: p.currency, input: p.input_nanos, cachedInput: p.cached_input_nanos, output: p.output_nanos });
+    list.push({
+      effectiveAt: p.effective_at,
+      currency: p.currency,
+      input: p.input_nanos,
+      cachedInput: p.cached_input_nanos,
+      output: p.output_nanos,
+    });
   }
   const models = new Map<string, Model & { channels: Channel[] }>();
   for (const row of rows) {
@@ -111,8 +129,13 @@ function build(rows: readonly ChannelRow[], settings: readonly ModelRow[], price
       if (!m) {
         const s = byId.get(id);
         m = {
-          id, efforts: s?.efforts ?? DEFAULT_EFFORTS, kind: s?.kind ?? null, channels: [], created: Math.floor(row.created_at.getTime() / 1000),
-          prices: prices.get(id) ?? [], allowUnpriced: s?.allow_unpriced ?? false,
+          id,
+          efforts: s?.efforts ?? DEFAULT_EFFORTS,
+          kind: s?.kind ?? null,
+          channels: [],
+          created: Math.floor(row.created_at.getTime() / 1000),
+          prices: prices.get(id) ?? [],
+          allowUnpriced: s?.allow_unpriced ?? false,
         };
         models.set(id, m);
       }
@@ -153,7 +176,7 @@ export function routesFor(model: Model, protocol: Protocol, random: () => number
     else if (other && channel.protocols.has(other)) usable.push({ channel, upstream: other });
   }
   const ordered: Route[] = [];
-  for (let i = 0; i < usable.length;) {
+  for (let i = 0; i < usable.length; ) {
     let j = i;
     while (j < usable.length && usable[j]!.channel.priority === usable[i]!.channel.priority) j++;
     const tier = usable.slice(i, j);

@@ -23,7 +23,10 @@ export class FreshCache<K, V> {
   private readonly entries = new Map<K, Entry<V>>();
   private readonly loading = new Map<K, Promise<V>>();
 
-  constructor(private readonly load: (key: K) => Promise<V>, private readonly opts: FreshCacheOptions) {}
+  constructor(
+    private readonly load: (key: K) => Promise<V>,
+    private readonly opts: FreshCacheOptions,
+  ) {}
 
   async get(key: K): Promise<V> {
     const entry = this.entries.get(key);

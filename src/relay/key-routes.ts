@@ -36,7 +36,9 @@ export const relayKeyRoutes: Route[] = [
     path: '/api/v1/me/relay-keys',
     auth: own,
     docs: { summary: "The caller's relay keys, newest first (never the keys themselves)", tags },
-    handler: async (ctx, app) => ({ body: { data: (await listKeysOfAccount(app.db, ctx.principal!.accountId)).map(presentKey) } }),
+    handler: async (ctx, app) => ({
+      body: { data: (await listKeysOfAccount(app.db, ctx.principal!.accountId)).map(presentKey) },
+    }),
   }),
   route({
     method: 'POST',
@@ -72,7 +74,11 @@ export const relayKeyRoutes: Route[] = [
     method: 'DELETE',
     path: '/api/v1/me/relay-keys/:keyId',
     auth: own,
-    docs: { summary: 'Delete one of your relay keys: it stops working within a second, its metered calls stay', tags, errors: [404] },
+    docs: {
+      summary: 'Delete one of your relay keys: it stops working within a second, its metered calls stay',
+      tags,
+      errors: [404],
+    },
     handler: async (ctx, app) => {
       const row = await deleteKey(app.db, ctx.principal!.accountId, keyIdOf(ctx.params));
       if (!row) throw new HttpError('not_found', { detail: 'you have no such relay key' });

@@ -48,7 +48,11 @@ export class RelayKeys {
   constructor(db: Db, opts: { maxAgeMs?: number } = {}) {
     const hardMs = opts.maxAgeMs ?? 1000;
     // Unknown digests are cached too, so guessing keys cannot turn into a database load.
-    this.cache = new FreshCache((hex) => findKeyByHash(db, Buffer.from(hex, 'hex')), { softMs: hardMs / 2, hardMs, maxEntries: 10_000 });
+    this.cache = new FreshCache((hex) => findKeyByHash(db, Buffer.from(hex, 'hex')), {
+      softMs: hardMs / 2,
+      hardMs,
+      maxEntries: 10_000,
+    });
   }
 
   /** The key named by an `Authorization: Bearer sk-…` header, or 401 invalid_api_key. */
@@ -57,7 +61,10 @@ export class RelayKeys {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!m) throw invalid('The Authorization header must be "Bearer sk-…".');
     const presented = m[1]!;
-    if (!KEY_PATTERN.test(presented)) throw invalid(`Incorrect API key provided: ${mask(presented)}. Relay keys start with sk- followed by 43 characters.`);
+    if (!KEY_PATTERN.test(presented))
+      throw invalid(
+        `Incorrect API key provided: ${mask(presented)}. Relay keys start with sk- followed by 43 characters.`,
+      );
     const digest = hashSecret(presented);
     const row = await this.cache.get(digest.toString('hex'));
     // The lookup went by digest; comparing the stored digest in constant time as well keeps
@@ -67,7 +74,8 @@ export class RelayKeys {
     if (row.disabled_at) throw invalid(`The API key ${mask(presented)} has been disabled.`);
     let key = this.keys.get(row);
     if (!key) this.keys.set(row, (key = toKey(row)));
-    if (key.expiresAt !== null && key.expiresAt <= Date.now()) throw invalid(`The API key ${mask(presented)} has expired.`);
+    if (key.expiresAt !== null && key.expiresAt <= Date.now())
+      throw invalid(`The API key ${mask(presented)} has expired.`);
     return key;
   }
 }
@@ -80,7 +88,10 @@ function toKey(row: KeyRow): RelayKey {
     models: allowedModels(row.models, row.group_models),
     rpm: row.rpm ?? row.group_rpm,
     tpm: row.tpm ?? row.group_tpm,
-    budget: row.budget_nanos === null ? null : { nanos: row.budget_nanos, currency: row.budget_currency!, period: row.budget_period! },
+    budget:
+      row.budget_nanos === null
+        ? null
+        : { nanos: row.budget_nanos, currency: row.budget_currency!, period: row.budget_period! },
     expiresAt: row.expires_at?.getTime() ?? null,
   };
 }

@@ -23,7 +23,11 @@ export class Meter {
   private readonly flushMs: number;
   private readonly maxBatch: number;
 
-  constructor(private readonly queues: QueueRegistry, private readonly log: Logger, opts: MeterOptions = {}) {
+  constructor(
+    private readonly queues: QueueRegistry,
+    private readonly log: Logger,
+    opts: MeterOptions = {},
+  ) {
     this.flushMs = opts.flushMs ?? 250;
     this.maxBatch = opts.maxBatch ?? 500;
   }
@@ -47,7 +51,9 @@ export class Meter {
       const rows = this.rows;
       this.rows = [];
       const added = enqueue(this.queues, JOBS.usageCalls, { rows })
-        .catch((err: unknown) => this.log.warn({ err, calls: rows.length }, 'usage rows could not be enqueued; they are lost'))
+        .catch((err: unknown) =>
+          this.log.warn({ err, calls: rows.length }, 'usage rows could not be enqueued; they are lost'),
+        )
         .finally(() => this.pending.delete(added));
       this.pending.add(added);
     }

@@ -51,7 +51,8 @@ export function costOf(price: Price, usage: Usage): number | null {
   const input = BigInt(usage.input_tokens ?? 0);
   const cached = BigInt(Math.min(usage.cached_tokens ?? 0, usage.input_tokens ?? 0));
   const output = BigInt(usage.output_tokens ?? 0);
-  const perMillion = (input - cached) * BigInt(price.input) + cached * BigInt(price.cachedInput) + output * BigInt(price.output);
+  const perMillion =
+    (input - cached) * BigInt(price.input) + cached * BigInt(price.cachedInput) + output * BigInt(price.output);
   return Number((perMillion + 999_999n) / 1_000_000n);
 }
 

@@ -12,39 +12,71 @@ import type { KeyCreate, KeyPatch } from './schemas.ts';
  * never lists a model its owner could not call; when the group later shrinks, the key loses
  * those models at once (see `allowedModels`). Returns the row and the key, shown once.
  */
-export async function createAccountKey(db: Db, accountId: string, k: KeyCreate): Promise<{ row: OwnKeyRow; key: string }> {
+export async function createAccountKey(
+  db: Db,
+  accountId: string,
+  k: KeyCreate,
+): Promise<{ row: OwnKeyRow; key: string }> {
   const group = await groupOfAccount(db, accountId);
   if (!group) throw new HttpError('unauthenticated', { detail: 'account no longer exists' });
   if (!group.models.includes('*') && !k.models.includes('*')) {
     const allowed = new Set(group.models);
-    const errors = k.models.flatMap((m, i) => (allowed.has(m) ? [] : [{ path: `/models/${i}`, message: `the model '${m}' is not in your group '${group.name}'` }]));
+    const errors = k.models.flatMap((m, i) =>
+      allowed.has(m)
+        ? []
+        : [{ path: `/models/${i}`, message: `the model '${m}' is not in your group '${group.name}'` }],
+    );
     if (errors.length) throw new HttpError('validation_failed', { errors });
   }
   const settings = settingsOf(k);
   await checkSite(db, accountId, settings.siteId);
   const key = newRelayKey();
-  const row = await insertKey(db, { ...settings, name: k.name, models: k.models, accountId, group: null, keyHash: hashSecret(key), prefix: key.slice(0, 10) });
+  const row = await insertKey(db, {
+    ...settings,
+    name: k.name,
+    models: k.models,
+    accountId,
+    group: null,
+    keyHash: hashSecret(key),
+    prefix: key.slice(0, 10),
+  });
   return { row, key };
 }
 
 /** Changes what `patch` names on one of the account's keys; null when the account has no such key. */
-export async function updateAccountKey(db: Db, accountId: string, id: string, patch: KeyPatch): Promise<OwnKeyRow | null> {
+export async function updateAccountKey(
+  db: Db,
+  accountId: string,
+  id: string,
+  patch: KeyPatch,
+): Promise<OwnKeyRow | null> {
   const row = await findKeyOfAccount(db, accountId, id);
   if (!row) return null;
   const current = presentKey(row);
   const merged = {
     requestsPerMinute: patch.requestsPerMinute !== undefined ? patch.requestsPerMinute : current.requestsPerMinute,
     tokensPerMinute: patch.tokensPerMinute !== undefined ? patch.tokensPerMinute : current.tokensPerMinute,
-    budget: patch.budget !== undefined ? patch.budget : row.budget_nanos === null ? null : { amount: row.budget_nanos, currency: row.budget_currency!, period: row.budget_period! },
+    budget:
+      patch.budget !== undefined
+        ? patch.budget
+        : row.budget_nanos === null
+          ? null
+          : { amount: row.budget_nanos, currency: row.budget_currency!, period: row.budget_period! },
     expiresAt: patch.expiresAt !== undefined ? patch.expiresAt : current.expiresAt,
     siteId: patch.siteId !== undefined ? patch.siteId : current.siteId,
   };
   const settings = settingsOf(merged);
   if (patch.siteId) await checkSite(db, accountId, patch.siteId);
-  return updateKey(db, accountId, id, { ...settings, name: patch.name ?? row.name, disabled: patch.disabled ?? row.disabled_at !== null });
+  return updateKey(db, accountId, id, {
+    ...settings,
+    name: patch.name ?? row.name,
+    disabled: patch.disabled ?? row.disabled_at !== null,
+  });
 }
 
-export function settingsOf(k: Pick<KeyCreate, 'requestsPerMinute' | 'tokensPerMinute' | 'budget' | 'expiresAt' | 'siteId'>): KeySettings {
+export function settingsOf(
+  k: Pick<KeyCreate, 'requestsPerMinute' | 'tokensPerMinute' | 'budget' | 'expiresAt' | 'siteId'>,
+): KeySettings {
   return {
     rpm: k.requestsPerMinute,
     tpm: k.tokensPerMinute,
@@ -59,7 +91,8 @@ export function settingsOf(k: Pick<KeyCreate, 'requestsPerMinute' | 'tokensPerMi
 async function checkSite(db: Db, accountId: string, siteId: string | null): Promise<void> {
   if (siteId === null) return;
   const site = await findSite(db, siteId);
-  if (!site || site.account_id !== accountId) throw new HttpError('validation_failed', { errors: [{ path: '/siteId', message: 'not one of your sites' }] });
+  if (!site || site.account_id !== accountId)
+    throw new HttpError('validation_failed', { errors: [{ path: '/siteId', message: 'not one of your sites' }] });
 }
 
 export function presentKey(k: OwnKeyRow) {
@@ -70,7 +103,10 @@ export function presentKey(k: OwnKeyRow) {
     models: k.models,
     requestsPerMinute: k.rpm,
     tokensPerMinute: k.tpm,
-    budget: k.budget_nanos === null ? null : { amount: fromNanos(k.budget_nanos), currency: k.budget_currency!, period: k.budget_period! },
+    budget:
+      k.budget_nanos === null
+        ? null
+        : { amount: fromNanos(k.budget_nanos), currency: k.budget_currency!, period: k.budget_period! },
     expiresAt: k.expires_at?.toISOString() ?? null,
     siteId: k.site_id,
     createdAt: k.created_at.toISOString(),

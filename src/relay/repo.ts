@@ -139,16 +139,31 @@ export function listEnabledChannels(db: Db): Promise<ChannelRow[]> {
   return db.any<ChannelRow>(q.channelListEnabled);
 }
 
-export function upsertModel(db: Db, m: { id: string; efforts: readonly string[]; kind: ModelKind; allowUnpriced: boolean }): Promise<ModelRow> {
+export function upsertModel(
+  db: Db,
+  m: { id: string; efforts: readonly string[]; kind: ModelKind; allowUnpriced: boolean },
+): Promise<ModelRow> {
   return db.one<ModelRow>(q.modelUpsert, m);
 }
 
 /** Every model a channel serves or a setting names, with its settings (null when unset). */
-export function modelCatalog(db: Db): Promise<{ id: string; efforts: string[] | null; kind: ModelKind | null; allow_unpriced: boolean }[]> {
+export function modelCatalog(
+  db: Db,
+): Promise<{ id: string; efforts: string[] | null; kind: ModelKind | null; allow_unpriced: boolean }[]> {
   return db.any(q.modelCatalog);
 }
 
-export function insertPrice(db: Db, p: { model: string; currency: string; inputNanos: number; cachedInputNanos: number; outputNanos: number; effectiveAt: string | null }): Promise<PriceRow> {
+export function insertPrice(
+  db: Db,
+  p: {
+    model: string;
+    currency: string;
+    inputNanos: number;
+    cachedInputNanos: number;
+    outputNanos: number;
+    effectiveAt: string | null;
+  },
+): Promise<PriceRow> {
   return db.one<PriceRow>(q.priceInsert, p);
 }
 
@@ -166,7 +181,15 @@ export function listModels(db: Db): Promise<ModelRow[]> {
 }
 
 /** A key without limits, budget, expiry or site. */
-export const NO_KEY_SETTINGS: KeySettings = { rpm: null, tpm: null, budgetNanos: null, budgetCurrency: null, budgetPeriod: null, expiresAt: null, siteId: null };
+export const NO_KEY_SETTINGS: KeySettings = {
+  rpm: null,
+  tpm: null,
+  budgetNanos: null,
+  budgetCurrency: null,
+  budgetPeriod: null,
+  expiresAt: null,
+  siteId: null,
+};
 
 export interface NewKey extends KeySettings {
   name: string;
@@ -190,7 +213,12 @@ export function findKeyOfAccount(db: Db, accountId: string, id: string): Promise
   return db.oneOrNone<OwnKeyRow>(q.keyFindOfAccount, { accountId, id });
 }
 
-export function updateKey(db: Db, accountId: string, id: string, k: KeySettings & { name: string; disabled: boolean }): Promise<OwnKeyRow | null> {
+export function updateKey(
+  db: Db,
+  accountId: string,
+  id: string,
+  k: KeySettings & { name: string; disabled: boolean },
+): Promise<OwnKeyRow | null> {
   return db.oneOrNone<OwnKeyRow>(q.keyUpdate, { ...k, accountId, id });
 }
 
@@ -203,7 +231,10 @@ export function deleteKey(db: Db, accountId: string, id: string): Promise<OwnKey
   return db.oneOrNone<OwnKeyRow>(q.keyDelete, { accountId, id });
 }
 
-export function upsertGroup(db: Db, g: { name: string; models: readonly string[]; rpm: number | null; tpm: number | null }): Promise<GroupRow> {
+export function upsertGroup(
+  db: Db,
+  g: { name: string; models: readonly string[]; rpm: number | null; tpm: number | null },
+): Promise<GroupRow> {
   return db.one<GroupRow>(q.groupUpsert, g);
 }
 
@@ -215,7 +246,11 @@ export function groupOfAccount(db: Db, accountId: string): Promise<GroupRow | nu
   return db.oneOrNone<GroupRow>(q.groupOfAccount, { accountId });
 }
 
-export function setAccountGroup(db: Db, accountId: string, group: string): Promise<{ id: string; group: string } | null> {
+export function setAccountGroup(
+  db: Db,
+  accountId: string,
+  group: string,
+): Promise<{ id: string; group: string } | null> {
   return db.oneOrNone(q.accountSetGroup, { accountId, group });
 }
 
@@ -231,9 +266,26 @@ export function disableKey(db: Db, id: string): Promise<{ id: string; disabled_a
 export type UsageRow = z.output<typeof UsageRowSchema>;
 
 const usageColumns = new pgp.helpers.ColumnSet<UsageRow>(
-  ['id', 'at', 'request_id', 'key_id', 'model', 'channel_id', 'endpoint', 'stream', 'status',
-    'input_tokens', 'output_tokens', 'cached_tokens', 'reasoning_tokens', 'ttfb_ms', 'duration_ms',
-    'cost_nanos', 'currency', 'unpriced'],
+  [
+    'id',
+    'at',
+    'request_id',
+    'key_id',
+    'model',
+    'channel_id',
+    'endpoint',
+    'stream',
+    'status',
+    'input_tokens',
+    'output_tokens',
+    'cached_tokens',
+    'reasoning_tokens',
+    'ttfb_ms',
+    'duration_ms',
+    'cost_nanos',
+    'currency',
+    'unpriced',
+  ],
   { table: 'relay_usage' },
 );
 

@@ -26,7 +26,12 @@ const ChatSchema = z.looseObject({
 
 const EmbeddingsSchema = z.looseObject({
   model: ModelField,
-  input: z.union([z.string(), z.array(z.string()).min(1), z.array(z.number().int()).min(1), z.array(z.array(z.number().int())).min(1)]),
+  input: z.union([
+    z.string(),
+    z.array(z.string()).min(1),
+    z.array(z.number().int()).min(1),
+    z.array(z.array(z.number().int())).min(1),
+  ]),
 });
 
 export type ResponsesBody = z.output<typeof ResponsesSchema>;
@@ -39,7 +44,11 @@ export type RelayRequest =
   | { protocol: 'embeddings'; body: EmbeddingsBody };
 
 /** What the relay checks of each protocol's body (also its OpenAPI request body). */
-export const RELAY_BODY_SCHEMAS = { responses: ResponsesSchema, chat: ChatSchema, embeddings: EmbeddingsSchema } as const;
+export const RELAY_BODY_SCHEMAS = {
+  responses: ResponsesSchema,
+  chat: ChatSchema,
+  embeddings: EmbeddingsSchema,
+} as const;
 
 /**
  * Effort fields that belong to another protocol (or to a client's config file) and would
@@ -48,12 +57,15 @@ export const RELAY_BODY_SCHEMAS = { responses: ResponsesSchema, chat: ChatSchema
  */
 const FOREIGN_FIELDS: Readonly<Record<Protocol, Readonly<Record<string, string>>>> = {
   responses: {
-    reasoning_effort: "'reasoning_effort' is the chat-completions name; on /v1/responses send 'reasoning': {'effort': …}.",
-    model_reasoning_effort: "'model_reasoning_effort' is a client setting, not a request field; send 'reasoning': {'effort': …}.",
+    reasoning_effort:
+      "'reasoning_effort' is the chat-completions name; on /v1/responses send 'reasoning': {'effort': …}.",
+    model_reasoning_effort:
+      "'model_reasoning_effort' is a client setting, not a request field; send 'reasoning': {'effort': …}.",
   },
   chat: {
     reasoning: "'reasoning' is the Responses name; on /v1/chat/completions send 'reasoning_effort'.",
-    model_reasoning_effort: "'model_reasoning_effort' is a client setting, not a request field; send 'reasoning_effort'.",
+    model_reasoning_effort:
+      "'model_reasoning_effort' is a client setting, not a request field; send 'reasoning_effort'.",
   },
   embeddings: {},
 };
@@ -64,12 +76,15 @@ export function parseRelayRequest(protocol: Protocol, value: unknown): RelayRequ
     throw new HttpError('invalid_request_error', { detail: 'The request body must be a JSON object.' });
   }
   for (const [field, message] of Object.entries(FOREIGN_FIELDS[protocol])) {
-    if (field in value) throw new HttpError('unsupported_parameter', { detail: `Unsupported parameter: ${message}`, param: field });
+    if (field in value)
+      throw new HttpError('unsupported_parameter', { detail: `Unsupported parameter: ${message}`, param: field });
   }
   const r = RELAY_BODY_SCHEMAS[protocol].safeParse(value);
   if (!r.success) {
     const issue = r.error.issues[0]!;
-    const param = issue.path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join('');
+    const param = issue.path
+      .map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`))
+      .join('');
     const missing = issue.code === 'invalid_type' && issue.input === undefined;
     throw new HttpError('invalid_request_error', {
       detail: missing ? `Missing required parameter: '${param}'.` : `Invalid value for '${param}': ${issue.message}.`,
@@ -103,7 +118,8 @@ export function effortFor(model: Model, req: RelayRequest): string | null {
 
 /** The request with its effort field set to `effort` (the native path's only rewrite). */
 export function withEffort(req: RelayRequest, effort: string): RelayRequest {
-  if (req.protocol === 'responses') return { protocol: 'responses', body: { ...req.body, reasoning: { ...req.body.reasoning, effort } } };
+  if (req.protocol === 'responses')
+    return { protocol: 'responses', body: { ...req.body, reasoning: { ...req.body.reasoning, effort } } };
   if (req.protocol === 'chat') return { protocol: 'chat', body: { ...req.body, reasoning_effort: effort } };
   return req;
 }

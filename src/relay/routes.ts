@@ -39,12 +39,20 @@ function callHandler(protocol: Protocol): Route['handler'] {
       resolved = await relay.directory.modelFor(key, model);
       const estimate = estimateOf(request, ctx.rawBody.length);
       estimated = estimate.input + estimate.output;
-      ticket = await relay.spending.admit(key, key.rpm ?? app.config.RATE_LIMIT_RELAY_KEY_PER_MIN, reservationFor(key, resolved, at, estimate));
+      ticket = await relay.spending.admit(
+        key,
+        key.rpm ?? app.config.RATE_LIMIT_RELAY_KEY_PER_MIN,
+        reservationFor(key, resolved, at, estimate),
+      );
       Object.assign(ctx.responseHeaders, ticket.headers);
       const call = await relay.callModel({ request, raw: ctx.rawBody, model: resolved }, ctx.reply.signal);
       channelId = call.channel.id;
       usage = call.usage;
-      if (call.dropped.length) ctx.log.info({ dropped: call.dropped, model, channel: call.channel.name }, 'relay: fields the channel cannot take were left out');
+      if (call.dropped.length)
+        ctx.log.info(
+          { dropped: call.dropped, model, channel: call.channel.name },
+          'relay: fields the channel cannot take were left out',
+        );
       await deliver(ctx, call, () => (ttfb ??= performance.now() - started));
       status = ctx.reply.aborted ? 499 : call.status;
     } catch (err) {
@@ -69,7 +77,11 @@ function callHandler(protocol: Protocol): Route['handler'] {
       const cost = resolved ? meteredCost(resolved.prices, at, usage, failed) : NO_COST;
       if (ticket) {
         const reported = usage.input_tokens !== null || usage.output_tokens !== null;
-        void relay.spending.settle(ticket, reported ? (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0) : failed ? 0 : estimated, cost.cost_nanos);
+        void relay.spending.settle(
+          ticket,
+          reported ? (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0) : failed ? 0 : estimated,
+          cost.cost_nanos,
+        );
       }
       relay.meter.record({
         cost_nanos: cost.cost_nanos,
@@ -143,7 +155,8 @@ export const relayRoutes: Route[] = [
     auth: relayAuth,
     docs: {
       summary: 'Create a model response (Responses protocol)',
-      description: 'Forwarded as sent to a channel speaking Responses, converted for a chat-only channel; `stream: true` answers server-sent events.',
+      description:
+        'Forwarded as sent to a channel speaking Responses, converted for a chat-only channel; `stream: true` answers server-sent events.',
       body: RELAY_BODY_SCHEMAS.responses,
       errors: UPSTREAM_ERRORS,
     },
@@ -155,7 +168,8 @@ export const relayRoutes: Route[] = [
     auth: relayAuth,
     docs: {
       summary: 'Create a chat completion',
-      description: 'Forwarded as sent to a channel speaking chat completions, converted for a Responses-only channel; `stream: true` answers server-sent events.',
+      description:
+        'Forwarded as sent to a channel speaking chat completions, converted for a Responses-only channel; `stream: true` answers server-sent events.',
       body: RELAY_BODY_SCHEMAS.chat,
       errors: UPSTREAM_ERRORS,
     },

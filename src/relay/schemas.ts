@@ -4,12 +4,18 @@ import { EffortSchema, ModelIdSchema } from './names.ts';
 import { text } from '../shared/text.ts';
 import { DEFAULT_EFFORTS, PROTOCOLS } from './protocol.ts';
 
-export const GroupNameSchema = z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a group name is 1 to 64 letters, digits or _ . -');
+export const GroupNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'a group name is 1 to 64 letters, digits or _ . -');
 
 /** Model ids, or `['*']` for every model (of the group, for a key). */
 export const ModelListSchema = z.union([
   z.tuple([z.literal('*')]),
-  z.array(ModelIdSchema).min(1).max(1000).refine((a) => new Set(a).size === a.length, 'a model is listed twice'),
+  z
+    .array(ModelIdSchema)
+    .min(1)
+    .max(1000)
+    .refine((a) => new Set(a).size === a.length, 'a model is listed twice'),
 ]);
 
 const PerMinuteValue = z.number().int().min(1).max(100_000_000);
@@ -28,11 +34,15 @@ export const AccountGroupSchema = z.strictObject({ group: GroupNameSchema });
 /** POST /api/v1/relay/channels, and `radar relay channel add`. */
 export const ChannelCreateSchema = z.strictObject({
   name: text({ min: 1, max: 160 }),
-  baseUrl: z.url({ protocol: /^https?$/, error: 'must be an http or https URL such as https://api.openai.com/v1' })
+  baseUrl: z
+    .url({ protocol: /^https?$/, error: 'must be an http or https URL such as https://api.openai.com/v1' })
     .transform((u) => u.replace(/\/+$/, '')),
   apiKey: text({ min: 1 }).nullable().default(null),
   models: z.array(ModelIdSchema).min(1, 'at least one model'),
-  protocols: z.array(z.enum(PROTOCOLS)).min(1).default([...PROTOCOLS]),
+  protocols: z
+    .array(z.enum(PROTOCOLS))
+    .min(1)
+    .default([...PROTOCOLS]),
   priority: z.number().int().min(-1000).max(1000).default(0),
   weight: z.number().int().min(1).max(1000).default(1),
 });
@@ -54,7 +64,11 @@ export const PriceCreateSchema = z.strictObject({
   cachedInput: AmountSchema.optional(),
   output: AmountSchema,
   /** Now or later (default now): a price never reaches back to calls already made. */
-  effectiveAt: z.iso.datetime({ offset: true }).refine((t) => Date.parse(t) >= Date.now(), 'must not be in the past').nullable().default(null),
+  effectiveAt: z.iso
+    .datetime({ offset: true })
+    .refine((t) => Date.parse(t) >= Date.now(), 'must not be in the past')
+    .nullable()
+    .default(null),
 });
 
 export const PriceQuerySchema = z.strictObject({ model: ModelIdSchema.optional() });

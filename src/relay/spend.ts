@@ -104,7 +104,13 @@ return 0
 const HOLD_MS = 15 * 60_000;
 
 type Scripts = Redis & {
-  relayAdmit(rpm: string, tpm: string, spend: string, holds: string, ...argv: (string | number)[]): Promise<[number, number, number]>;
+  relayAdmit(
+    rpm: string,
+    tpm: string,
+    spend: string,
+    holds: string,
+    ...argv: (string | number)[]
+  ): Promise<[number, number, number]>;
   relaySettle(tpm: string, spend: string, holds: string, ...argv: (string | number)[]): Promise<number>;
   relaySeed(spend: string, spent: number, ttlMs: number): Promise<number>;
 };
@@ -134,14 +140,23 @@ export function periodOf(period: BudgetPeriod, at: Date): Period {
   const start = period === 'day' ? new Date(Date.UTC(y, m, at.getUTCDate())) : new Date(Date.UTC(y, m, 1));
   const end = period === 'day' ? new Date(Date.UTC(y, m, at.getUTCDate() + 1)) : new Date(Date.UTC(y, m + 1, 1));
   // Kept a day past its end, for calls that began in it and settle after midnight.
-  return { id: `${period}-${start.toISOString().slice(0, period === 'day' ? 10 : 7)}`, start, ttlMs: end.getTime() - at.getTime() + 86_400_000 };
+  return {
+    id: `${period}-${start.toISOString().slice(0, period === 'day' ? 10 : 7)}`,
+    start,
+    ttlMs: end.getTime() - at.getTime() + 86_400_000,
+  };
 }
 
 export class Spending {
   private readonly redis: Scripts;
   private holds = 0;
 
-  constructor(redis: Redis, private readonly prefix: string, private readonly db: Db, private readonly log: Logger) {
+  constructor(
+    redis: Redis,
+    private readonly prefix: string,
+    private readonly db: Db,
+    private readonly log: Logger,
+  ) {
     if (!('relayAdmit' in redis)) {
       redis.defineCommand('relayAdmit', { numberOfKeys: 4, lua: ADMIT });
       redis.defineCommand('relaySettle', { numberOfKeys: 3, lua: SETTLE });
@@ -167,14 +182,44 @@ export class Spending {
     const hold = `${process.pid}.${++this.holds}.${now.getTime()}`;
     try {
       for (;;) {
-        const [status, a, b] = await this.redis.relayAdmit(`${keys}:rpm`, `${keys}:tpm`, spendKey, holdsKey, rpm, tpm, budget?.nanos ?? 0, reserve, hold, HOLD_MS, period?.ttlMs ?? 0);
+        const [status, a, b] = await this.redis.relayAdmit(
+          `${keys}:rpm`,
+          `${keys}:tpm`,
+          spendKey,
+          holdsKey,
+          rpm,
+          tpm,
+          budget?.nanos ?? 0,
+          reserve,
+          hold,
+          HOLD_MS,
+          period?.ttlMs ?? 0,
+        );
         if (status === 0) {
-          const headers: Record<string, string> = rpm > 0 ? { 'ratelimit-limit': String(rpm), 'ratelimit-remaining': String(a), 'ratelimit-reset': String(Math.ceil(((rpm - a) * 60) / rpm)) } : {};
-          return { headers, keyId: key.id, tpm, budget: budget ? { spendKey, holdsKey, hold: reserve > 0 ? `${hold}:${reserve}` : '', reserved: reserve } : null };
+          const headers: Record<string, string> =
+            rpm > 0
+              ? {
+                  'ratelimit-limit': String(rpm),
+                  'ratelimit-remaining': String(a),
+                  'ratelimit-reset': String(Math.ceil(((rpm - a) * 60) / rpm)),
+                }
+              : {};
+          return {
+            headers,
+            keyId: key.id,
+            tpm,
+            budget: budget
+              ? { spendKey, holdsKey, hold: reserve > 0 ? `${hold}:${reserve}` : '', reserved: reserve }
+              : null,
+          };
         }
         if (status === 1 || status === 2) throw limited(status === 1 ? `${rpm} requests` : `${tpm} tokens`, a, rpm);
         if (status === 3) throw overBudget(budget!, a, b, reserve);
-        await this.redis.relaySeed(spendKey, await spendSince(this.db, key.id, budget!.currency, period!.start), period!.ttlMs);
+        await this.redis.relaySeed(
+          spendKey,
+          await spendSince(this.db, key.id, budget!.currency, period!.start),
+          period!.ttlMs,
+        );
       }
     } catch (err) {
       if (!isConnectivityError(err)) throw err;
@@ -193,7 +238,16 @@ export class Spending {
     if (ticket.tpm <= 0 && !b) return Promise.resolve();
     const keys = this.keysOf(ticket.keyId);
     return this.redis
-      .relaySettle(`${keys}:tpm`, b?.spendKey ?? `${keys}:spend`, b?.holdsKey ?? `${keys}:spend:holds`, ticket.tpm, tokens, b ? b.hold || 'none' : '', b?.reserved ?? 0, b ? cost ?? b.reserved : 0)
+      .relaySettle(
+        `${keys}:tpm`,
+        b?.spendKey ?? `${keys}:spend`,
+        b?.holdsKey ?? `${keys}:spend:holds`,
+        ticket.tpm,
+        tokens,
+        b ? b.hold || 'none' : '',
+        b?.reserved ?? 0,
+        b ? (cost ?? b.reserved) : 0,
+      )
       .then(
         () => undefined,
         (err: unknown) => this.log.warn({ err, keyId: ticket.keyId }, 'relay spend could not be settled'),
@@ -221,7 +275,6 @@ function overBudget(budget: Budget, spent: number, reserved: number, reserve: nu
   });
 }
 
-
 /**
  * Output tokens reserved for a call that sets no cap on them. A longer answer costs more
  * than was reserved, and its key can then overspend by the difference once.
@@ -236,7 +289,9 @@ export const DEFAULT_OUTPUT_RESERVE = 4096;
 export function estimateOf(request: RelayRequest, bodyBytes: number): { input: number; output: number } {
   if (request.protocol === 'embeddings') return { input: bodyBytes, output: 0 };
   const b = request.body as Record<string, unknown>;
-  const cap = [b.max_output_tokens, b.max_completion_tokens, b.max_tokens].find((v) => Number.isInteger(v) && (v as number) > 0) as number | undefined;
+  const cap = [b.max_output_tokens, b.max_completion_tokens, b.max_tokens].find(
+    (v) => Number.isInteger(v) && (v as number) > 0,
+  ) as number | undefined;
   return { input: bodyBytes, output: cap ?? DEFAULT_OUTPUT_RESERVE };
 }
 
@@ -245,11 +300,19 @@ export function estimateOf(request: RelayRequest, bodyBytes: number): { input: n
  * budget's currency. A key with a budget may call a model without such a price only when
  * the admin allowed unpriced calls for it (and then reserves nothing): 403 model_unpriced.
  */
-export function reservationFor(key: RelayKey, model: Model, at: number, estimate: { input: number; output: number }): number {
+export function reservationFor(
+  key: RelayKey,
+  model: Model,
+  at: number,
+  estimate: { input: number; output: number },
+): number {
   if (!key.budget) return 0;
   const price = priceAt(model.prices, at);
   if (price && price.currency === key.budget.currency) {
-    return Number((BigInt(estimate.input) * BigInt(price.input) + BigInt(estimate.output) * BigInt(price.output) + 999_999n) / 1_000_000n);
+    return Number(
+      (BigInt(estimate.input) * BigInt(price.input) + BigInt(estimate.output) * BigInt(price.output) + 999_999n) /
+        1_000_000n,
+    );
   }
   if (!price && model.allowUnpriced) return 0;
   throw new HttpError('model_unpriced', {

@@ -194,14 +194,24 @@ export class UpstreamPools {
   }
 
   /** Sends one call; resolves at the response head, with the body still to consume. */
-  request(channel: Channel, protocol: Protocol, body: string | Buffer, stream: boolean, signal: AbortWatch): Promise<UpstreamResponse> {
+  request(
+    channel: Channel,
+    protocol: Protocol,
+    body: string | Buffer,
+    stream: boolean,
+    signal: AbortWatch,
+  ): Promise<UpstreamResponse> {
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       accept: stream ? 'text/event-stream' : 'application/json',
       'user-agent': 'radar-relay',
     };
     if (channel.apiKey) headers.authorization = `Bearer ${channel.apiKey}`;
-    return exchange(this.pool(channel), { method: 'POST', path: channel.basePath + UPSTREAM_PATH[protocol], headers, body }, signal);
+    return exchange(
+      this.pool(channel),
+      { method: 'POST', path: channel.basePath + UPSTREAM_PATH[protocol], headers, body },
+      signal,
+    );
   }
 
   async close(): Promise<void> {

@@ -20,7 +20,11 @@ export const UsageRowSchema = z.object({
   duration_ms: z.number().int().min(0),
   // Defaults for jobs enqueued by a front door from before prices existed.
   cost_nanos: z.number().int().min(0).nullable().default(null),
-  currency: z.string().regex(/^[A-Z]{3}$/).nullable().default(null),
+  currency: z
+    .string()
+    .regex(/^[A-Z]{3}$/)
+    .nullable()
+    .default(null),
   unpriced: z.boolean().default(false),
 });
 

@@ -21,10 +21,20 @@ export function readUsage(raw: unknown, into: Usage): void {
   const u = raw as Record<string, any>;
   into.input_tokens = num(u.input_tokens) ?? num(u.prompt_tokens) ?? into.input_tokens;
   into.output_tokens = num(u.output_tokens) ?? num(u.completion_tokens) ?? into.output_tokens;
-  into.cached_tokens = num(u.input_tokens_details?.cached_tokens) ?? num(u.prompt_tokens_details?.cached_tokens) ?? into.cached_tokens;
-  into.reasoning_tokens = num(u.output_tokens_details?.reasoning_tokens) ?? num(u.completion_tokens_details?.reasoning_tokens) ?? into.reasoning_tokens;
+  into.cached_tokens =
+    num(u.input_tokens_details?.cached_tokens) ?? num(u.prompt_tokens_details?.cached_tokens) ?? into.cached_tokens;
+  into.reasoning_tokens =
+    num(u.output_tokens_details?.reasoning_tokens) ??
+    num(u.completion_tokens_details?.reasoning_tokens) ??
+    into.reasoning_tokens;
   // Embeddings report only prompt tokens: nothing was generated.
-  if (into.output_tokens === null && into.input_tokens !== null && !('completion_tokens' in u) && !('output_tokens' in u)) into.output_tokens = 0;
+  if (
+    into.output_tokens === null &&
+    into.input_tokens !== null &&
+    !('completion_tokens' in u) &&
+    !('output_tokens' in u)
+  )
+    into.output_tokens = 0;
 }
 
 /** The usage inside a whole body or a stream frame of either protocol, if there is one. */

@@ -22,7 +22,10 @@ export function makeCloser(steps: () => readonly CloseStep[], log: Logger, timeo
         const msLeft = Math.max(0, deadline - Date.now());
         try {
           // p-timeout wants a positive time; a step started past the deadline gets only a tick.
-          await pTimeout(step.run(msLeft), { milliseconds: Math.max(1, msLeft), message: `${step.name} did not finish within the ${timeoutMs} ms shutdown deadline` });
+          await pTimeout(step.run(msLeft), {
+            milliseconds: Math.max(1, msLeft),
+            message: `${step.name} did not finish within the ${timeoutMs} ms shutdown deadline`,
+          });
         } catch (err) {
           log.warn({ err, step: step.name }, 'shutdown step failed');
         }

@@ -75,12 +75,17 @@ export function text(opts: TextOptions = {}) {
       // Code points never outnumber UTF-16 units, so only a long string needs counting.
       const n = s.length > (max ?? Infinity) || s.length < 2 * min ? codePoints(s) : s.length;
       if (n < min) return fail(`must be at least ${min} characters`);
-      if (max !== undefined && n > max) return fail(`must be at most ${max} characters (Unicode code points), not ${n}`);
+      if (max !== undefined && n > max)
+        return fail(`must be at most ${max} characters (Unicode code points), not ${n}`);
       if (unpadded && PADDED.test(s)) return fail('must not begin or end with white space');
       const more = check?.(s);
       if (more) fail(more);
     })
-    .meta({ ...(min > 0 ? { minLength: min } : {}), ...(max !== undefined ? { maxLength: max } : {}), ...(format ? { format } : {}) });
+    .meta({
+      ...(min > 0 ? { minLength: min } : {}),
+      ...(max !== undefined ? { maxLength: max } : {}),
+      ...(format ? { format } : {}),
+    });
 }
 
 /** An absolute http or https URL of at most `max` characters, stored as sent. */

@@ -50,7 +50,11 @@ export const siteRoutes: Route[] = [
     method: 'PATCH',
     path: '/api/v1/sites/:siteId',
     auth: { kind: 'business', scopes: ['sites:write'], sessionOnly: true },
-    docs: { summary: 'Update a site; a change of public content returns it to review', tags: ['sites'], body: SiteUpdateSchema },
+    docs: {
+      summary: 'Update a site; a change of public content returns it to review',
+      tags: ['sites'],
+      body: SiteUpdateSchema,
+    },
     handler: async (ctx, app) => {
       const body = parseBody(SiteUpdateSchema, ctx);
       const site = await updateSite(app.db, ctx.params.siteId!, body);

@@ -1,6 +1,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { dayOfDate, dayStart, instantOf, isoDate, isoInstant, localDay, weekday } from '../../src/analytics/calendar.ts';
+import {
+  dayOfDate,
+  dayStart,
+  instantOf,
+  isoDate,
+  isoInstant,
+  localDay,
+  weekday,
+} from '../../src/analytics/calendar.ts';
 import { cover, tile } from '../../src/analytics/cover.ts';
 
 const at = (iso: string) => Date.parse(iso);
@@ -12,8 +20,14 @@ test('local days start at local midnight, daylight saving time included', () => 
   assert.equal(start('Asia/Kathmandu', '2026-11-02'), '2026-11-01T18:15:00.000Z');
   assert.equal(start('Asia/Kolkata', '2026-11-02'), '2026-11-01T18:30:00.000Z');
   // New York: 2026-03-08 has 23 hours, 2026-11-01 has 25.
-  assert.equal(dayStart('America/New_York', dayOfDate('2026-03-09')) - dayStart('America/New_York', dayOfDate('2026-03-08')), 23 * 3_600_000);
-  assert.equal(dayStart('America/New_York', dayOfDate('2026-11-02')) - dayStart('America/New_York', dayOfDate('2026-11-01')), 25 * 3_600_000);
+  assert.equal(
+    dayStart('America/New_York', dayOfDate('2026-03-09')) - dayStart('America/New_York', dayOfDate('2026-03-08')),
+    23 * 3_600_000,
+  );
+  assert.equal(
+    dayStart('America/New_York', dayOfDate('2026-11-02')) - dayStart('America/New_York', dayOfDate('2026-11-01')),
+    25 * 3_600_000,
+  );
   // America/Santiago skips midnight when its summer time begins (2026-09-06): the day starts at 01:00.
   assert.equal(start('America/Santiago', '2026-09-06'), '2026-09-06T04:00:00.000Z');
   assert.equal(localDay('America/Santiago', at('2026-09-06T03:59:59Z')), dayOfDate('2026-09-05'));
@@ -27,36 +41,68 @@ test('day numbers, dates and weekdays', () => {
 
 test('cover tiles a window exactly with the coarsest buckets that fit', () => {
   const tiles = cover(at('2026-08-22T16:00:00Z'), at('2026-11-20T16:00:00Z'));
-  assert.deepEqual(tiles.map((c) => [c.grain, new Date(c.lo).toISOString(), new Date(c.hi).toISOString()]), [
-    ['h4', '2026-08-22T16:00:00.000Z', '2026-08-23T00:00:00.000Z'],
-    ['d', '2026-08-23T00:00:00.000Z', '2026-09-01T00:00:00.000Z'],
-    ['m', '2026-09-01T00:00:00.000Z', '2026-11-01T00:00:00.000Z'],
-    ['d', '2026-11-01T00:00:00.000Z', '2026-11-20T00:00:00.000Z'],
-    ['h4', '2026-11-20T00:00:00.000Z', '2026-11-20T16:00:00.000Z'],
-  ]);
+  assert.deepEqual(
+    tiles.map((c) => [c.grain, new Date(c.lo).toISOString(), new Date(c.hi).toISOString()]),
+    [
+      ['h4', '2026-08-22T16:00:00.000Z', '2026-08-23T00:00:00.000Z'],
+      ['d', '2026-08-23T00:00:00.000Z', '2026-09-01T00:00:00.000Z'],
+      ['m', '2026-09-01T00:00:00.000Z', '2026-11-01T00:00:00.000Z'],
+      ['d', '2026-11-01T00:00:00.000Z', '2026-11-20T00:00:00.000Z'],
+      ['h4', '2026-11-20T00:00:00.000Z', '2026-11-20T16:00:00.000Z'],
+    ],
+  );
   // Kathmandu (+05:45): quarter hours to the hour, hours to a 4-hour edge, then 4-hour buckets.
-  assert.deepEqual(cover(at('2026-11-01T18:15:00Z'), at('2026-11-02T18:15:00Z')).map((c) => [c.grain, new Date(c.lo).toISOString().slice(11, 16), new Date(c.hi).toISOString().slice(11, 16)]), [
-    ['q', '18:15', '19:00'], ['h', '19:00', '20:00'], ['h4', '20:00', '16:00'], ['h', '16:00', '18:00'], ['q', '18:00', '18:15'],
-  ]);
-  assert.deepEqual(cover(at('2026-11-01T18:15:00Z'), at('2026-11-01T20:45:00Z')).map((c) => c.grain), ['q', 'h', 'q']);
+  assert.deepEqual(
+    cover(at('2026-11-01T18:15:00Z'), at('2026-11-02T18:15:00Z')).map((c) => [
+      c.grain,
+      new Date(c.lo).toISOString().slice(11, 16),
+      new Date(c.hi).toISOString().slice(11, 16),
+    ]),
+    [
+      ['q', '18:15', '19:00'],
+      ['h', '19:00', '20:00'],
+      ['h4', '20:00', '16:00'],
+      ['h', '16:00', '18:00'],
+      ['q', '18:00', '18:15'],
+    ],
+  );
+  assert.deepEqual(
+    cover(at('2026-11-01T18:15:00Z'), at('2026-11-01T20:45:00Z')).map((c) => c.grain),
+    ['q', 'h', 'q'],
+  );
   assert.throws(() => cover(at('2026-11-01T18:10:00Z'), at('2026-11-01T20:00:00Z')), RangeError);
 });
 
 test('tile: whole buckets between the first and last quarter hour, raw spans shorter than one at the ends', () => {
   const spans = (from: string, to: string) => {
     const t = tile(instantOf(from), instantOf(to));
-    return { buckets: t.buckets.map((c) => [c.grain, isoInstant(c.lo), isoInstant(c.hi)]), raw: t.raw.map((s) => [isoInstant(s.from), isoInstant(s.to)]) };
+    return {
+      buckets: t.buckets.map((c) => [c.grain, isoInstant(c.lo), isoInstant(c.hi)]),
+      raw: t.raw.map((s) => [isoInstant(s.from), isoInstant(s.to)]),
+    };
   };
   assert.deepEqual(spans('2026-11-23T09:47:31.000250Z', '2026-11-23T14:13:27Z'), {
     buckets: [['h', '2026-11-23T10:00:00.000Z', '2026-11-23T14:00:00.000Z']],
-    raw: [['2026-11-23T09:47:31.000250Z', '2026-11-23T10:00:00.000Z'], ['2026-11-23T14:00:00.000Z', '2026-11-23T14:13:27.000Z']],
+    raw: [
+      ['2026-11-23T09:47:31.000250Z', '2026-11-23T10:00:00.000Z'],
+      ['2026-11-23T14:00:00.000Z', '2026-11-23T14:13:27.000Z'],
+    ],
   });
-  assert.deepEqual(spans('2026-11-23T14:05:00Z', '2026-11-23T14:13:27Z'), { buckets: [], raw: [['2026-11-23T14:05:00.000Z', '2026-11-23T14:13:27.000Z']] });
+  assert.deepEqual(spans('2026-11-23T14:05:00Z', '2026-11-23T14:13:27Z'), {
+    buckets: [],
+    raw: [['2026-11-23T14:05:00.000Z', '2026-11-23T14:13:27.000Z']],
+  });
   assert.deepEqual(spans('2026-11-23T13:59:59Z', '2026-11-23T14:15:01Z'), {
     buckets: [['q', '2026-11-23T14:00:00.000Z', '2026-11-23T14:15:00.000Z']],
-    raw: [['2026-11-23T13:59:59.000Z', '2026-11-23T14:00:00.000Z'], ['2026-11-23T14:15:00.000Z', '2026-11-23T14:15:01.000Z']],
+    raw: [
+      ['2026-11-23T13:59:59.000Z', '2026-11-23T14:00:00.000Z'],
+      ['2026-11-23T14:15:00.000Z', '2026-11-23T14:15:01.000Z'],
+    ],
   });
-  assert.deepEqual(spans('2026-11-23T14:00:00Z', '2026-11-23T14:15:00Z'), { buckets: [['q', '2026-11-23T14:00:00.000Z', '2026-11-23T14:15:00.000Z']], raw: [] });
+  assert.deepEqual(spans('2026-11-23T14:00:00Z', '2026-11-23T14:15:00Z'), {
+    buckets: [['q', '2026-11-23T14:00:00.000Z', '2026-11-23T14:15:00.000Z']],
+    raw: [],
+  });
 });
 
 test('instants keep microseconds, rounded from finer fractions as PostgreSQL rounds them', () => {

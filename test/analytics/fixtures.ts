@@ -10,13 +10,37 @@ import { eventually } from '../helpers/eventually.ts';
  * once (200), or — on a machine too busy to apply it within the front door's wait (202) —
  * by its receipt, polled until a deadline.
  */
-export async function ingest(app: TestApp, site: IngestSite, resource: Resource, batchId: string, records: readonly Record<string, unknown>[]): Promise<void> {
-  let r = await postBatch(app, site, resource, batch(resource, batchId, records.map((rec) => ({ source: 'site_backend', ...rec }))));
+export async function ingest(
+  app: TestApp,
+  site: IngestSite,
+  resource: Resource,
+  batchId: string,
+  records: readonly Record<string, unknown>[],
+): Promise<void> {
+  let r = await postBatch(
+    app,
+    site,
+    resource,
+    batch(
+      resource,
+      batchId,
+      records.map((rec) => ({ source: 'site_backend', ...rec })),
+    ),
+  );
   if (r.status === 202) {
-    r = await eventually(async () => {
-      const receipt = await call(app.url, 'GET', `/api/v1/sites/${site.siteId}/ingest/receipts/${batchId}?resource=${resource}`, { bearer: site.ingestKey });
-      return receipt.body.status === 'queued' ? undefined : receipt;
-    }, 30_000, `batch ${batchId} to leave queued`);
+    r = await eventually(
+      async () => {
+        const receipt = await call(
+          app.url,
+          'GET',
+          `/api/v1/sites/${site.siteId}/ingest/receipts/${batchId}?resource=${resource}`,
+          { bearer: site.ingestKey },
+        );
+        return receipt.body.status === 'queued' ? undefined : receipt;
+      },
+      30_000,
+      `batch ${batchId} to leave queued`,
+    );
   }
   assert.equal(r.status, 200, r.text);
   assert.equal(r.body.status, 'completed', r.text);
@@ -27,13 +51,26 @@ export async function ingest(app: TestApp, site: IngestSite, resource: Resource,
  * the same transaction that writes the rollups, so none left means all folded in.
  */
 export async function waitForRollups(app: Pick<TestApp, 'db'>, siteId: string, timeoutMs = 20_000): Promise<void> {
-  await eventually(async () => {
-    const { n } = await app.db.one<{ n: number }>('SELECT count(*)::int AS n FROM analytics_dirty WHERE site_id = $1', [siteId]);
-    return n === 0 ? true : undefined;
-  }, timeoutMs, `rollups of ${siteId} to have no pending hours`);
+  await eventually(
+    async () => {
+      const { n } = await app.db.one<{ n: number }>(
+        'SELECT count(*)::int AS n FROM analytics_dirty WHERE site_id = $1',
+        [siteId],
+      );
+      return n === 0 ? true : undefined;
+    },
+    timeoutMs,
+    `rollups of ${siteId} to have no pending hours`,
+  );
 }
 
-export function view(app: Pick<TestApp, 'url'>, siteId: string, name: string, key: string, query: Record<string, string> = {}): Promise<Answer> {
+export function view(
+  app: Pick<TestApp, 'url'>,
+  siteId: string,
+  name: string,
+  key: string,
+  query: Record<string, string> = {},
+): Promise<Answer> {
   const qs = new URLSearchParams(query).toString();
   return call(app.url, 'GET', `/api/v1/sites/${siteId}/analytics/${name}${qs ? `?${qs}` : ''}`, { bearer: key });
 }

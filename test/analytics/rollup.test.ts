@@ -18,7 +18,10 @@ const snapshot = (app: TestApp, siteId: string) =>
   );
 
 const markAllDirty = (app: TestApp, siteId: string) =>
-  app.db.none(`INSERT INTO analytics_dirty (site_id, hour) SELECT DISTINCT site_id, date_trunc('hour', occurred_at, 'UTC') FROM ingest_events WHERE site_id = $1`, [siteId]);
+  app.db.none(
+    `INSERT INTO analytics_dirty (site_id, hour) SELECT DISTINCT site_id, date_trunc('hour', occurred_at, 'UTC') FROM ingest_events WHERE site_id = $1`,
+    [siteId],
+  );
 
 describe('rollup jobs', () => {
   let app: TestApp;
@@ -43,15 +46,25 @@ describe('rollup jobs', () => {
     const before = await snapshot(app, site.siteId);
     assert.ok(before.counts && before.sets && before.presence);
     await markAllDirty(app, site.siteId);
-    const outcomes = await Promise.all([rollupSite(app.db, site.siteId), rollupSite(app.db, site.siteId), rollupSite(app.db, site.siteId)]);
+    const outcomes = await Promise.all([
+      rollupSite(app.db, site.siteId),
+      rollupSite(app.db, site.siteId),
+      rollupSite(app.db, site.siteId),
+    ]);
     // The advisory lock makes them queue: one drains the 25 hours (40 events 37 minutes apart), the others find none.
-    assert.deepEqual(outcomes.map((o) => o.dirty).sort((a, b) => a - b), [0, 0, 25]);
+    assert.deepEqual(
+      outcomes.map((o) => o.dirty).sort((a, b) => a - b),
+      [0, 0, 25],
+    );
     assert.deepEqual(await snapshot(app, site.siteId), before);
   });
 
   test('the sweep scheduler exists once, and its job folds in hours no job was enqueued for', async () => {
     const schedulers = await app.workers!.context.queues.get(ROLLUP_QUEUE).getJobSchedulers();
-    assert.deepEqual(schedulers.map((s) => [s.key, s.every]), [['rollup-sweep', 30_000]]);
+    assert.deepEqual(
+      schedulers.map((s) => [s.key, s.every]),
+      [['rollup-sweep', 30_000]],
+    );
     await markAllDirty(app, site.siteId);
     const swept = await rollupWorker.handlers.rollupSweep({}, { id: 'sweep-test' } as Job, app.workers!.context);
     assert.equal(swept, 1);

@@ -13,7 +13,10 @@ before(async () => {
 after(() => svc.cleanup());
 
 /** What one lane sees: its snapshot and the rows committed in it, read after a pause. */
-const look = (t: { one: Db['one'] }) => t.one<{ snap: string; n: number }>('SELECT pg_sleep(0.02), pg_current_snapshot()::text AS snap, (SELECT count(*) FROM ticks)::int AS n');
+const look = (t: { one: Db['one'] }) =>
+  t.one<{ snap: string; n: number }>(
+    'SELECT pg_sleep(0.02), pg_current_snapshot()::text AS snap, (SELECT count(*) FROM ticks)::int AS n',
+  );
 
 test('every lane reads one snapshot while other sessions keep committing', async () => {
   const db = createDb({ url: svc.config.DATABASE_URL, poolSize: 4, applicationName: 'radar-test-lanes' });
@@ -44,7 +47,9 @@ test('many reads at once on a small pool all finish, with as many lanes as the p
     const db = createDb({ url: svc.config.DATABASE_URL, poolSize, applicationName: 'radar-test-lanes' });
     const snapshots = new SharedSnapshots(db);
     try {
-      const reads = await Promise.all(Array.from({ length: 8 }, () => snapshots.read(3, (t) => Promise.all(t.map(look)))));
+      const reads = await Promise.all(
+        Array.from({ length: 8 }, () => snapshots.read(3, (t) => Promise.all(t.map(look)))),
+      );
       for (const seen of reads) {
         assert.equal(seen.length, Math.min(3, poolSize));
         for (const s of seen) assert.equal(s.snap, seen[0]!.snap);
@@ -61,13 +66,15 @@ test('a failing lane fails the read, after every lane has ended', async () => {
   try {
     let slowEnded = false;
     await assert.rejects(
-      snapshots.read(2, ([fast, slow]) => Promise.all([
-        fast!.one('SELECT * FROM no_such_table'),
-        (async () => {
-          await slow!.one('SELECT pg_sleep(0.2)');
-          slowEnded = true;
-        })(),
-      ])),
+      snapshots.read(2, ([fast, slow]) =>
+        Promise.all([
+          fast!.one('SELECT * FROM no_such_table'),
+          (async () => {
+            await slow!.one('SELECT pg_sleep(0.2)');
+            slowEnded = true;
+          })(),
+        ]),
+      ),
       /no_such_table/,
     );
     assert.ok(slowEnded);

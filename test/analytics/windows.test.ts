@@ -27,9 +27,23 @@ const BEFORE_Q = '2026-11-23T13:59:59.999999Z';
 
 type Rec = Record<string, any>;
 
-const CAMPAIGNS: Rec[] = [{ campaign_id: 'c1', name: 'Launch', channel: 'search', status: 'active', starts_at: '2026-10-01T00:00:00Z', occurred_at: '2026-10-01T00:00:00Z' }];
+const CAMPAIGNS: Rec[] = [
+  {
+    campaign_id: 'c1',
+    name: 'Launch',
+    channel: 'search',
+    status: 'active',
+    starts_at: '2026-10-01T00:00:00Z',
+    occurred_at: '2026-10-01T00:00:00Z',
+  },
+];
 let n = 0;
-const ev = (event_type: string, occurred_at: string, extra: Rec = {}): Rec => ({ event_id: `e${++n}`, event_type, occurred_at, ...extra });
+const ev = (event_type: string, occurred_at: string, extra: Rec = {}): Rec => ({
+  event_id: `e${++n}`,
+  event_type,
+  occurred_at,
+  ...extra,
+});
 const EVENTS: Rec[] = [
   // a: visits in the middle, registers just inside T, activates just outside, pays in the raw tail.
   ev('visit', MID, { external_user_id: 'a', session_id: 'sa', properties: { channel: 'social' } }),
@@ -73,30 +87,141 @@ const ORDERS: Rec[] = [
   { order_id: 'o4', external_user_id: 'd', amount_minor: 800, currency: 'CNY', status: 'paid', occurred_at: OUT_F },
 ];
 const PAYMENTS: Rec[] = [
-  { payment_id: 'p1', order_id: 'o1', external_user_id: 'a', amount_minor: 1000, currency: 'USD', status: 'succeeded', occurred_at: IN_T },
-  { payment_id: 'p2', order_id: 'o2', external_user_id: 'b', amount_minor: 2000, currency: 'USD', status: 'succeeded', occurred_at: OUT_T },
-  { payment_id: 'p3', order_id: 'o3', external_user_id: 'b', amount_minor: 400, currency: 'CNY', status: 'succeeded', occurred_at: IN_F },
-  { payment_id: 'p4', order_id: 'o4', external_user_id: 'd', amount_minor: 800, currency: 'CNY', status: 'succeeded', occurred_at: OUT_F },
-  { payment_id: 'p5', order_id: 'o1', external_user_id: 'a', amount_minor: 5000, currency: 'USD', status: 'succeeded', occurred_at: MID },
-  { payment_id: 'p6', order_id: 'o1', external_user_id: 'd', amount_minor: 700, currency: 'USD', status: 'succeeded', occurred_at: '2026-11-23T14:09:00Z' },
+  {
+    payment_id: 'p1',
+    order_id: 'o1',
+    external_user_id: 'a',
+    amount_minor: 1000,
+    currency: 'USD',
+    status: 'succeeded',
+    occurred_at: IN_T,
+  },
+  {
+    payment_id: 'p2',
+    order_id: 'o2',
+    external_user_id: 'b',
+    amount_minor: 2000,
+    currency: 'USD',
+    status: 'succeeded',
+    occurred_at: OUT_T,
+  },
+  {
+    payment_id: 'p3',
+    order_id: 'o3',
+    external_user_id: 'b',
+    amount_minor: 400,
+    currency: 'CNY',
+    status: 'succeeded',
+    occurred_at: IN_F,
+  },
+  {
+    payment_id: 'p4',
+    order_id: 'o4',
+    external_user_id: 'd',
+    amount_minor: 800,
+    currency: 'CNY',
+    status: 'succeeded',
+    occurred_at: OUT_F,
+  },
+  {
+    payment_id: 'p5',
+    order_id: 'o1',
+    external_user_id: 'a',
+    amount_minor: 5000,
+    currency: 'USD',
+    status: 'succeeded',
+    occurred_at: MID,
+  },
+  {
+    payment_id: 'p6',
+    order_id: 'o1',
+    external_user_id: 'd',
+    amount_minor: 700,
+    currency: 'USD',
+    status: 'succeeded',
+    occurred_at: '2026-11-23T14:09:00Z',
+  },
 ];
 const REFUNDS: Rec[] = [
   { refund_id: 'r1', payment_id: 'p1', amount_minor: 300, currency: 'USD', status: 'succeeded', occurred_at: IN_T },
   { refund_id: 'r2', payment_id: 'p2', amount_minor: 200, currency: 'USD', status: 'succeeded', occurred_at: OUT_T },
 ];
 const COSTS: Rec[] = [
-  { cost_id: 'k1', amount_minor: 50, currency: 'USD', category: 'infrastructure', period_start: '2026-11-01T00:00:00Z', period_end: '2026-12-01T00:00:00Z', occurred_at: IN_T },
-  { cost_id: 'k2', amount_minor: 60, currency: 'USD', category: 'infrastructure', period_start: '2026-11-01T00:00:00Z', period_end: '2026-12-01T00:00:00Z', occurred_at: OUT_T },
-  { cost_id: 'k3', amount_minor: 70, currency: 'USD', category: 'usage', period_start: '2026-11-01T00:00:00Z', period_end: '2026-12-01T00:00:00Z', occurred_at: IN_F },
+  {
+    cost_id: 'k1',
+    amount_minor: 50,
+    currency: 'USD',
+    category: 'infrastructure',
+    period_start: '2026-11-01T00:00:00Z',
+    period_end: '2026-12-01T00:00:00Z',
+    occurred_at: IN_T,
+  },
+  {
+    cost_id: 'k2',
+    amount_minor: 60,
+    currency: 'USD',
+    category: 'infrastructure',
+    period_start: '2026-11-01T00:00:00Z',
+    period_end: '2026-12-01T00:00:00Z',
+    occurred_at: OUT_T,
+  },
+  {
+    cost_id: 'k3',
+    amount_minor: 70,
+    currency: 'USD',
+    category: 'usage',
+    period_start: '2026-11-01T00:00:00Z',
+    period_end: '2026-12-01T00:00:00Z',
+    occurred_at: IN_F,
+  },
 ];
 const EXPENSES: Rec[] = [
-  { expense_id: 'x1', campaign_id: 'c1', amount_minor: 900, currency: 'CNY', cost_scope: 'advertising', period_start: '2026-11-01T00:00:00Z', period_end: '2026-11-30T00:00:00Z', occurred_at: IN_T },
-  { expense_id: 'x2', campaign_id: 'c1', amount_minor: 100, currency: 'CNY', cost_scope: 'advertising', period_start: '2026-11-01T00:00:00Z', period_end: '2026-11-30T00:00:00Z', occurred_at: OUT_T },
+  {
+    expense_id: 'x1',
+    campaign_id: 'c1',
+    amount_minor: 900,
+    currency: 'CNY',
+    cost_scope: 'advertising',
+    period_start: '2026-11-01T00:00:00Z',
+    period_end: '2026-11-30T00:00:00Z',
+    occurred_at: IN_T,
+  },
+  {
+    expense_id: 'x2',
+    campaign_id: 'c1',
+    amount_minor: 100,
+    currency: 'CNY',
+    cost_scope: 'advertising',
+    period_start: '2026-11-01T00:00:00Z',
+    period_end: '2026-11-30T00:00:00Z',
+    occurred_at: OUT_T,
+  },
 ];
-const obs = (id: string, status: string, at: string): Rec => ({ observation_id: id, target_ref: 'home', target_type: 'website', status, latency_ms: 100, occurred_at: at });
-const OBSERVATIONS: Rec[] = [obs('ob1', 'healthy', IN_T), obs('ob2', 'down', OUT_T), obs('ob3', 'degraded', IN_F), obs('ob4', 'unknown', OUT_F), obs('ob5', 'healthy', MID)];
+const obs = (id: string, status: string, at: string): Rec => ({
+  observation_id: id,
+  target_ref: 'home',
+  target_type: 'website',
+  status,
+  latency_ms: 100,
+  occurred_at: at,
+});
+const OBSERVATIONS: Rec[] = [
+  obs('ob1', 'healthy', IN_T),
+  obs('ob2', 'down', OUT_T),
+  obs('ob3', 'degraded', IN_F),
+  obs('ob4', 'unknown', OUT_F),
+  obs('ob5', 'healthy', MID),
+];
 const sub = (id: string, status: string, start: string, end: string, at: string, amount: number): Rec => ({
-  subscription_id: id, external_user_id: 'a', plan_id: 'pro', status, period_start: start, period_end: end, amount_minor: amount, currency: 'USD', occurred_at: at,
+  subscription_id: id,
+  external_user_id: 'a',
+  plan_id: 'pro',
+  status,
+  period_start: start,
+  period_end: end,
+  amount_minor: amount,
+  currency: 'USD',
+  occurred_at: at,
 });
 const SUBSCRIPTIONS: Rec[] = [
   sub('s1', 'active', IN_T, '2026-12-23T14:13:26Z', IN_T, 1000),
@@ -127,7 +252,12 @@ const money = (recs: Rec[], pick: (r: Rec) => string = (r) => r.currency) => {
   for (const r of recs) out[pick(r)] = (out[pick(r)] ?? 0) + r.amount_minor;
   return out;
 };
-const sortKeys = (m: Record<string, number>) => Object.fromEntries(Object.keys(m).sort().map((k) => [k, m[k]!]));
+const sortKeys = (m: Record<string, number>) =>
+  Object.fromEntries(
+    Object.keys(m)
+      .sort()
+      .map((k) => [k, m[k]!]),
+  );
 const minus = (a: Record<string, number>, ...bs: Record<string, number>[]) => {
   const out = { ...a };
   for (const b of bs) for (const [c, v] of Object.entries(b)) out[c] = (out[c] ?? 0) - v;
@@ -144,7 +274,23 @@ function groupBy(recs: Rec[], key: (r: Rec) => string): Map<string, Rec[]> {
 
 /** The earliest visit of each session over all time (ties by event_id). */
 const sessionStarts = new Set(
-  [...groupBy(EVENTS.filter((e) => e.event_type === 'visit' && e.session_id), (e) => e.session_id).values()].map((vs) => vs.sort((x, y) => (us(x.occurred_at) < us(y.occurred_at) ? -1 : us(x.occurred_at) > us(y.occurred_at) ? 1 : x.event_id < y.event_id ? -1 : 1))[0]!.event_id),
+  [
+    ...groupBy(
+      EVENTS.filter((e) => e.event_type === 'visit' && e.session_id),
+      (e) => e.session_id,
+    ).values(),
+  ].map(
+    (vs) =>
+      vs.sort((x, y) =>
+        us(x.occurred_at) < us(y.occurred_at)
+          ? -1
+          : us(x.occurred_at) > us(y.occurred_at)
+            ? 1
+            : x.event_id < y.event_id
+              ? -1
+              : 1,
+      )[0]!.event_id,
+  ),
 );
 const isVisit = (e: Rec) => e.event_type === 'visit' && (!e.session_id || sessionStarts.has(e.event_id));
 
@@ -170,7 +316,12 @@ function overview(s: Span, now: bigint) {
   const events = EVENTS.filter((e) => inSpan(s, e.occurred_at));
   const { visits, registrations, activations, paid_orders, receipts, refunds, net_revenue, costs } = additive(s);
   const status = (st: string) => OBSERVATIONS.filter((o) => o.status === st && inSpan(s, o.occurred_at)).length;
-  const [healthy, degraded, down, unknown] = ['healthy', 'degraded', 'down', 'unknown'].map(status) as [number, number, number, number];
+  const [healthy, degraded, down, unknown] = ['healthy', 'degraded', 'down', 'unknown'].map(status) as [
+    number,
+    number,
+    number,
+    number,
+  ];
   return {
     visits,
     visitors: distinct(events.filter((e) => e.event_type === 'visit')).size,
@@ -190,7 +341,9 @@ function overview(s: Span, now: bigint) {
 /** Active subscriptions whose period holds the window's last microsecond (all monthly here). */
 function mrr(s: Span, now: bigint) {
   const at = (s.to < now ? s.to : now) - 1n;
-  const active = SUBSCRIPTIONS.filter((x) => x.status === 'active' && us(x.period_start) <= at && at < us(x.period_end));
+  const active = SUBSCRIPTIONS.filter(
+    (x) => x.status === 'active' && us(x.period_start) <= at && at < us(x.period_end),
+  );
   return { active, mrr: sortKeys(money(active)) };
 }
 
@@ -203,8 +356,18 @@ function finance(s: Span, now: bigint) {
     receipts: a.receipts,
     refunds: a.refunds,
     net_revenue: a.net_revenue,
-    costs: { total: a.costs, by_category: Object.fromEntries([...groupBy(costs, (c) => c.category)].sort().map(([k, v]) => [k, sortKeys(money(v))])) },
-    expenses: { total: sortKeys(money(expenses)), by_scope: Object.fromEntries([...groupBy(expenses, (x) => x.cost_scope)].sort().map(([k, v]) => [k, sortKeys(money(v))])) },
+    costs: {
+      total: a.costs,
+      by_category: Object.fromEntries(
+        [...groupBy(costs, (c) => c.category)].sort().map(([k, v]) => [k, sortKeys(money(v))]),
+      ),
+    },
+    expenses: {
+      total: sortKeys(money(expenses)),
+      by_scope: Object.fromEntries(
+        [...groupBy(expenses, (x) => x.cost_scope)].sort().map(([k, v]) => [k, sortKeys(money(v))]),
+      ),
+    },
     margin: minus(a.net_revenue, a.costs, money(expenses)),
     mrr: m.mrr,
     arr: Object.fromEntries(Object.entries(m.mrr).map(([c, v]) => [c, v * 12])),
@@ -212,7 +375,8 @@ function finance(s: Span, now: bigint) {
       active: m.active.length,
       // Every subscription here keeps its first period_start.
       new: SUBSCRIPTIONS.filter((x) => inSpan(s, x.period_start)).length,
-      churned: SUBSCRIPTIONS.filter((x) => ['cancelled', 'expired'].includes(x.status) && inSpan(s, x.occurred_at)).length,
+      churned: SUBSCRIPTIONS.filter((x) => ['cancelled', 'expired'].includes(x.status) && inSpan(s, x.occurred_at))
+        .length,
     },
   };
 }
@@ -221,24 +385,37 @@ const FUNNEL = ['visit', 'registration_completed', 'activation_completed', 'orde
 function funnel(s: Span) {
   const did = FUNNEL.map((type) => distinct(EVENTS.filter((e) => e.event_type === type && inSpan(s, e.occurred_at))));
   const users = FUNNEL.map((_, k) => [...did[0]!].filter((u) => did.slice(0, k + 1).every((d) => d.has(u))).length);
-  return { steps: FUNNEL.map((step, i) => ({ step, users: users[i], conversion_from_previous: i === 0 ? null : ratio(users[i]!, users[i - 1]!) })), overall_conversion: ratio(users[3]!, users[0]!) };
+  return {
+    steps: FUNNEL.map((step, i) => ({
+      step,
+      users: users[i],
+      conversion_from_previous: i === 0 ? null : ratio(users[i]!, users[i - 1]!),
+    })),
+    overall_conversion: ratio(users[3]!, users[0]!),
+  };
 }
 
 /** The channel of an event: its own, else its campaign's. */
-const channelOf = (r: Rec) => r.properties?.channel ?? CAMPAIGNS.find((c) => c.campaign_id === r.campaign_id)?.channel ?? null;
+const channelOf = (r: Rec) =>
+  r.properties?.channel ?? CAMPAIGNS.find((c) => c.campaign_id === r.campaign_id)?.channel ?? null;
 function firstTouch(user: string) {
-  const touches = EVENTS.filter((e) => e.external_user_id === user && (e.properties?.channel || e.campaign_id)).sort((x, y) => (us(x.occurred_at) < us(y.occurred_at) ? -1 : 1));
+  const touches = EVENTS.filter((e) => e.external_user_id === user && (e.properties?.channel || e.campaign_id)).sort(
+    (x, y) => (us(x.occurred_at) < us(y.occurred_at) ? -1 : 1),
+  );
   return touches[0] ? channelOf(touches[0]) : null;
 }
 function acquisition(s: Span) {
   const rows = new Map<string | null, Rec>();
-  const row = (ch: string | null) => rows.get(ch) ?? rows.set(ch, { visits: 0, registrations: 0, activations: 0, paid_orders: 0, revenue: {}, spend: {} }).get(ch)!;
+  const row = (ch: string | null) =>
+    rows.get(ch) ??
+    rows.set(ch, { visits: 0, registrations: 0, activations: 0, paid_orders: 0, revenue: {}, spend: {} }).get(ch)!;
   for (const e of EVENTS.filter((x) => inSpan(s, x.occurred_at))) {
     if (isVisit(e)) row(channelOf(e)).visits++;
     if (e.event_type === 'registration_completed') row(channelOf(e)).registrations++;
     if (e.event_type === 'activation_completed') row(channelOf(e)).activations++;
   }
-  for (const o of ORDERS.filter((x) => x.status === 'paid' && inSpan(s, x.occurred_at))) row(firstTouch(o.external_user_id)).paid_orders++;
+  for (const o of ORDERS.filter((x) => x.status === 'paid' && inSpan(s, x.occurred_at)))
+    row(firstTouch(o.external_user_id)).paid_orders++;
   for (const p of PAYMENTS.filter((x) => x.status === 'succeeded' && inSpan(s, x.occurred_at))) {
     const r = row(firstTouch(p.external_user_id));
     r.revenue[p.currency] = (r.revenue[p.currency] ?? 0) + p.amount_minor;
@@ -247,7 +424,9 @@ function acquisition(s: Span) {
     const r = row(channelOf(x));
     r.spend[x.currency] = (r.spend[x.currency] ?? 0) + x.amount_minor;
   }
-  return Object.fromEntries([...rows].map(([ch, r]) => [String(ch), { ...r, revenue: sortKeys(r.revenue), spend: sortKeys(r.spend) }]));
+  return Object.fromEntries(
+    [...rows].map(([ch, r]) => [String(ch), { ...r, revenue: sortKeys(r.revenue), spend: sortKeys(r.spend) }]),
+  );
 }
 
 /** Cohorts by first registration ever within each week [start, end) the view names. */
@@ -257,7 +436,8 @@ function retention(weeks: Span[]) {
     const t = us(e.occurred_at);
     if (!firstReg.has(e.external_user_id) || t < firstReg.get(e.external_user_id)!) firstReg.set(e.external_user_id, t);
   }
-  const active = (w: Span) => distinct(EVENTS.filter((e) => ['usage', 'workflow_completed'].includes(e.event_type) && inSpan(w, e.occurred_at)));
+  const active = (w: Span) =>
+    distinct(EVENTS.filter((e) => ['usage', 'workflow_completed'].includes(e.event_type) && inSpan(w, e.occurred_at)));
   return weeks.map((w, i) => {
     const cohort = [...firstReg].filter(([, t]) => t >= w.from && t < w.to).map(([u]) => u);
     return [cohort.length, weeks.slice(i + 1).map((later) => cohort.filter((u) => active(later).has(u)).length)];
@@ -266,10 +446,19 @@ function retention(weeks: Span[]) {
 
 function families(s: Span) {
   const of = (recs: Rec[]) => {
-    const ins = recs.filter((r) => inSpan(s, r.occurred_at)).map((r) => us(r.occurred_at)).sort((a, b) => (a < b ? -1 : 1));
+    const ins = recs
+      .filter((r) => inSpan(s, r.occurred_at))
+      .map((r) => us(r.occurred_at))
+      .sort((a, b) => (a < b ? -1 : 1));
     return { records: ins.length, first: ins[0] ?? null, last: ins.at(-1) ?? null };
   };
-  return { events: of(EVENTS), payments: of(PAYMENTS), customers: of(CUSTOMERS), observations: of(OBSERVATIONS), subscriptions: of(SUBSCRIPTIONS) };
+  return {
+    events: of(EVENTS),
+    payments: of(PAYMENTS),
+    customers: of(CUSTOMERS),
+    observations: of(OBSERVATIONS),
+    subscriptions: of(SUBSCRIPTIONS),
+  };
 }
 
 /** A zone as Radar names it back: its canonical spelling here (Asia/Kathmandu may be Asia/Katmandu). */
@@ -286,7 +475,12 @@ describe('windows between any two instants', () => {
   before(async () => {
     app = await startTestApp({ workers: ['ingest', 'rollup'] });
     site = await ingestSite(app);
-    key = await createCredential(app.url, site.account, site.siteId, 'read', ['analytics:read', 'finance:read', 'geo:read', 'geo:evidence:read']);
+    key = await createCredential(app.url, site.account, site.siteId, 'read', [
+      'analytics:read',
+      'finance:read',
+      'geo:read',
+      'geo:evidence:read',
+    ]);
     await ingest(app, site, 'campaigns', 'cmp', CAMPAIGNS);
     await ingest(app, site, 'customers', 'cus', CUSTOMERS);
     await ingest(app, site, 'events', 'ev', EVENTS);
@@ -315,10 +509,18 @@ describe('windows between any two instants', () => {
 
     const o = await get('overview', query);
     assert.deepEqual(o.data, overview(s, now), `overview ${label}`);
-    assert.deepEqual([o.coverage.window.from, o.coverage.window.to, o.coverage.window.tz], [exact.from, exact.to, canonical(query.tz)], label);
+    assert.deepEqual(
+      [o.coverage.window.from, o.coverage.window.to, o.coverage.window.tz],
+      [exact.from, exact.to, canonical(query.tz)],
+      label,
+    );
     for (const [family, f] of Object.entries(families(s))) {
       const c = o.coverage.families[family];
-      assert.deepEqual([c.records, c.first_occurred_at, c.last_occurred_at], [f.records, msOf(f.first), msOf(f.last)], `${family} ${label}`);
+      assert.deepEqual(
+        [c.records, c.first_occurred_at, c.last_occurred_at],
+        [f.records, msOf(f.first), msOf(f.last)],
+        `${family} ${label}`,
+      );
     }
 
     assert.deepEqual((await get('finance', query)).data, finance(s, now), `finance ${label}`);
@@ -327,7 +529,19 @@ describe('windows between any two instants', () => {
     const acq = (await get('acquisition', query)).data;
     const want = acquisition(s);
     assert.deepEqual(
-      Object.fromEntries(acq.channels.map((c: Rec) => [String(c.channel), { visits: c.visits, registrations: c.registrations, activations: c.activations, paid_orders: c.paid_orders, revenue: c.revenue, spend: c.spend }])),
+      Object.fromEntries(
+        acq.channels.map((c: Rec) => [
+          String(c.channel),
+          {
+            visits: c.visits,
+            registrations: c.registrations,
+            activations: c.activations,
+            paid_orders: c.paid_orders,
+            revenue: c.revenue,
+            spend: c.spend,
+          },
+        ]),
+      ),
       want,
       `acquisition ${label}`,
     );
@@ -337,7 +551,11 @@ describe('windows between any two instants', () => {
     assert.equal(ts.at(-1).end, exact.to, label);
     for (const b of ts) {
       const { visits, registrations, activations, paid_orders, receipts, refunds, net_revenue, costs } = b;
-      assert.deepEqual({ visits, registrations, activations, paid_orders, receipts, refunds, net_revenue, costs }, additive({ from: us(b.start), to: us(b.end) }), `timeseries ${b.label} ${label}`);
+      assert.deepEqual(
+        { visits, registrations, activations, paid_orders, receipts, refunds, net_revenue, costs },
+        additive({ from: us(b.start), to: us(b.end) }),
+        `timeseries ${b.label} ${label}`,
+      );
     }
 
     const cohorts = (await get('retention', query)).data.cohorts;
@@ -354,25 +572,56 @@ describe('windows between any two instants', () => {
     // Raw tail 14:00:00–14:13:27, raw head 09:47:31.000250–09:45 (+15 min); days cut in UTC,
     // in a zone whose days are whole hours, and in one whose days start at :15 or :45.
     for (const tz of ['UTC', 'Asia/Shanghai', 'Asia/Kathmandu']) {
-      await checkWindow({ from: F, to: T, tz }, { from: '2026-11-20T09:47:31.000250Z', to: '2026-11-23T14:13:27.000Z' });
+      await checkWindow(
+        { from: F, to: T, tz },
+        { from: '2026-11-20T09:47:31.000250Z', to: '2026-11-23T14:13:27.000Z' },
+      );
     }
     // The same instants written in other zones.
-    await checkWindow({ from: '2026-11-20T17:47:31.00025+08:00', to: '2026-11-23T09:13:27-05:00', tz: 'UTC' }, { from: '2026-11-20T09:47:31.000250Z', to: '2026-11-23T14:13:27.000Z' });
+    await checkWindow(
+      { from: '2026-11-20T17:47:31.00025+08:00', to: '2026-11-23T09:13:27-05:00', tz: 'UTC' },
+      { from: '2026-11-20T09:47:31.000250Z', to: '2026-11-23T14:13:27.000Z' },
+    );
   });
 
   test('records a second either side of `to`, and a microsecond either side of `from`, fall on their side', async () => {
     const o = async (from: string, to: string) => (await get('overview', { from, to, tz: 'UTC' })).data;
     // Only what happened at 14:13:26.
     const second = await o(IN_T, T);
-    assert.deepEqual([second.visits, second.registrations, second.active_users, second.receipts, second.refunds, second.costs, second.uptime.healthy], [2, 1, 1, { USD: 1000 }, { USD: 300 }, { USD: 50 }, 1]);
+    assert.deepEqual(
+      [
+        second.visits,
+        second.registrations,
+        second.active_users,
+        second.receipts,
+        second.refunds,
+        second.costs,
+        second.uptime.healthy,
+      ],
+      [2, 1, 1, { USD: 1000 }, { USD: 300 }, { USD: 50 }, 1],
+    );
     const before = await o(IN_T, '2026-11-23T14:13:26.000001Z');
     assert.deepEqual([before.visits, before.registrations], [2, 1]);
     const none = await o('2026-11-23T14:13:26.000001Z', OUT_T);
     assert.deepEqual([none.visits, none.registrations, none.receipts, none.uptime.healthy], [0, 0, {}, 0]);
     const after = await o('2026-11-23T14:13:26.000001Z', '2026-11-23T14:13:28.000001Z');
-    assert.deepEqual([after.visits, after.activations, after.paid_orders, after.receipts, after.uptime.down], [3, 1, 1, { USD: 2000 }, 1]);
+    assert.deepEqual(
+      [after.visits, after.activations, after.paid_orders, after.receipts, after.uptime.down],
+      [3, 1, 1, { USD: 2000 }, 1],
+    );
     const head = await o(F, '2026-11-20T09:47:32Z');
-    assert.deepEqual([head.visits, head.visitors, head.paid_orders, head.receipts, head.costs, head.uptime.degraded, head.uptime.unknown], [1, 2, 1, { CNY: 400 }, { USD: 70 }, 1, 0]);
+    assert.deepEqual(
+      [
+        head.visits,
+        head.visitors,
+        head.paid_orders,
+        head.receipts,
+        head.costs,
+        head.uptime.degraded,
+        head.uptime.unknown,
+      ],
+      [1, 2, 1, { CNY: 400 }, { USD: 70 }, 1, 0],
+    );
     const missed = await o('2026-11-20T09:47:31.000252Z', '2026-11-20T09:47:32Z');
     assert.deepEqual([missed.visits, missed.visitors, missed.paid_orders], [0, 0, 0]);
     // Windows with no whole bucket at all: inside one quarter hour, across one, a microsecond.
@@ -388,7 +637,9 @@ describe('windows between any two instants', () => {
   test('by default the window is the last 30 local days up to now, for analytics and GEO alike', async () => {
     const started = Date.now();
     const a = (await get('overview', { tz: 'Asia/Kathmandu' })).coverage.window;
-    const g = await call(app.url, 'GET', `/api/v1/sites/${site.siteId}/geo/overview?tz=Asia/Kathmandu`, { bearer: key });
+    const g = await call(app.url, 'GET', `/api/v1/sites/${site.siteId}/geo/overview?tz=Asia/Kathmandu`, {
+      bearer: key,
+    });
     const ended = Date.now();
     assert.equal(g.status, 200, g.text);
     // The start of Kathmandu's day 29 days before today (UTC+05:45).
@@ -407,7 +658,11 @@ describe('windows between any two instants', () => {
     for (const read of ['overview', 'trends', 'traffic']) {
       const r = await call(app.url, 'GET', `/api/v1/sites/${site.siteId}/geo/${read}?${q}&tz=UTC`, { bearer: key });
       assert.equal(r.status, 200, `${read}: ${r.text}`);
-      assert.deepEqual(r.body.window, { from: '2026-11-20T09:47:31.000250Z', to: '2026-11-23T14:13:27.000Z', tz: 'UTC', days: 4 }, read);
+      assert.deepEqual(
+        r.body.window,
+        { from: '2026-11-20T09:47:31.000250Z', to: '2026-11-23T14:13:27.000Z', tz: 'UTC', days: 4 },
+        read,
+      );
       // The assistant's visit a second before `to` counts, the one a second after does not.
       if (read === 'traffic') assert.equal(r.body.data.visits, 1, r.text);
     }
@@ -415,9 +670,17 @@ describe('windows between any two instants', () => {
       const r = await call(app.url, 'GET', `/api/v1/sites/${site.siteId}/geo/${read}?${q}`, { bearer: key });
       assert.equal(r.status, 200, `${read}: ${r.text}`);
     }
-    const bad = await call(app.url, 'GET', `/api/v1/sites/${site.siteId}/geo/overview?from=${encodeURIComponent(T)}&to=${encodeURIComponent(IN_T)}`, { bearer: key });
+    const bad = await call(
+      app.url,
+      'GET',
+      `/api/v1/sites/${site.siteId}/geo/overview?from=${encodeURIComponent(T)}&to=${encodeURIComponent(IN_T)}`,
+      { bearer: key },
+    );
     assert.equal(bad.status, 400, bad.text);
-    assert.ok(bad.body.errors.some((e: Rec) => e.path === 'query.to'), bad.text);
+    assert.ok(
+      bad.body.errors.some((e: Rec) => e.path === 'query.to'),
+      bad.text,
+    );
   });
 });
 
@@ -432,16 +695,29 @@ describe('ragged ends the rollup has not reached yet', () => {
     app = await startTestApp({ workers: ['ingest'] });
     site = await ingestSite(app);
     key = await createCredential(app.url, site.account, site.siteId, 'read', ['analytics:read']);
-    await app.db.none(`INSERT INTO analytics_user_ids (site_id, external_user_id, id) VALUES ($1, 'known', 70000)`, [site.siteId]);
+    await app.db.none(`INSERT INTO analytics_user_ids (site_id, external_user_id, id) VALUES ($1, 'known', 70000)`, [
+      site.siteId,
+    ]);
     const steps: Record<string, string[]> = {
       x: ['visit', 'registration_completed', 'activation_completed', 'order_paid'],
       y: ['visit', 'registration_completed'],
       known: ['visit', 'registration_completed', 'activation_completed'],
     };
-    await ingest(app, site, 'events', 'ev', Object.entries(steps).flatMap(([user, types], u) => types.map((type, i) => ({
-      event_id: `${user}${i}`, event_type: type, occurred_at: `2026-11-23T14:${String(1 + u * 4 + i).padStart(2, '0')}:00Z`, external_user_id: user,
-      ...(type === 'visit' ? { session_id: `s${user}` } : {}),
-    }))));
+    await ingest(
+      app,
+      site,
+      'events',
+      'ev',
+      Object.entries(steps).flatMap(([user, types], u) =>
+        types.map((type, i) => ({
+          event_id: `${user}${i}`,
+          event_type: type,
+          occurred_at: `2026-11-23T14:${String(1 + u * 4 + i).padStart(2, '0')}:00Z`,
+          external_user_id: user,
+          ...(type === 'visit' ? { session_id: `s${user}` } : {}),
+        })),
+      ),
+    );
   });
   after(() => app.close());
 
@@ -455,10 +731,21 @@ describe('ragged ends the rollup has not reached yet', () => {
       };
       const o = await get('overview');
       assert.deepEqual([o.visits, o.visitors, o.registrations, o.activations], [3, 3, 3, 2], from);
-      assert.deepEqual((await get('funnel')).steps.map((s: Rec) => s.users), [3, 3, 2, 1], from);
-      assert.deepEqual((await get('retention')).cohorts.map((c: Rec) => c.users), [3], from);
+      assert.deepEqual(
+        (await get('funnel')).steps.map((s: Rec) => s.users),
+        [3, 3, 2, 1],
+        from,
+      );
+      assert.deepEqual(
+        (await get('retention')).cohorts.map((c: Rec) => c.users),
+        [3],
+        from,
+      );
     }
-    const { n } = await app.db.one<{ n: number }>('SELECT count(*)::int AS n FROM analytics_user_ids WHERE site_id = $1', [site.siteId]);
+    const { n } = await app.db.one<{ n: number }>(
+      'SELECT count(*)::int AS n FROM analytics_user_ids WHERE site_id = $1',
+      [site.siteId],
+    );
     assert.equal(n, 1);
   });
 });

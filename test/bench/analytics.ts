@@ -176,18 +176,28 @@ const RAW_SQL: Record<string, string> = {
 /** The finance answer's figures as `figure:currency` → value, in the raw aggregate's terms. */
 function financeFigures(d: any): Record<string, number> {
   const out: Record<string, number> = {};
-  const money = (name: string, m: Record<string, number>) => Object.entries(m).forEach(([cur, v]) => (out[`${name}:${cur}`] = v));
+  const money = (name: string, m: Record<string, number>) =>
+    Object.entries(m).forEach(([cur, v]) => (out[`${name}:${cur}`] = v));
   money('receipts', d.receipts);
   money('refunds', d.refunds);
   for (const [cat, m] of Object.entries(d.costs.by_category)) money(`costs:${cat}`, m as Record<string, number>);
   for (const [scope, m] of Object.entries(d.expenses.by_scope)) money(`expenses:${scope}`, m as Record<string, number>);
   money('mrr', d.mrr);
   for (const k of ['active', 'new', 'churned']) out[`${k}:`] = d.subscriptions[k];
-  return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== 0).sort());
+  return Object.fromEntries(
+    Object.entries(out)
+      .filter(([, v]) => v !== 0)
+      .sort(),
+  );
 }
 
 function rawFinanceFigures(rows: { figure: string; currency: string; sum: string }[]): Record<string, number> {
-  return Object.fromEntries(rows.map((r) => [`${r.figure}:${r.currency}`, Number(r.sum)] as const).filter(([, v]) => v !== 0).sort());
+  return Object.fromEntries(
+    rows
+      .map((r) => [`${r.figure}:${r.currency}`, Number(r.sum)] as const)
+      .filter(([, v]) => v !== 0)
+      .sort(),
+  );
 }
 
 const VIEWS = ['overview', 'acquisition', 'timeseries', 'finance', 'funnel', 'retention'] as const;
@@ -213,7 +223,9 @@ async function load(db: Db, site: string, events: number, salt: number): Promise
  */
 async function vacuumAndSettle(db: Db): Promise<void> {
   await db.none('VACUUM ANALYZE');
-  await db.none('CHECKPOINT').catch((err: Error) => log(`no CHECKPOINT (${err.message}); vacuum's writes may overlap the measurements`));
+  await db
+    .none('CHECKPOINT')
+    .catch((err: Error) => log(`no CHECKPOINT (${err.message}); vacuum's writes may overlap the measurements`));
 }
 
 /**
@@ -221,7 +233,9 @@ async function vacuumAndSettle(db: Db): Promise<void> {
  * pending changes folded in (what is measured; other sites' are left to the rollup jobs).
  */
 async function reuse(db: Db): Promise<{ account: { id: string }; big: { id: string } }> {
-  const big = await db.one<{ id: string; account_id: string }>(`SELECT id, account_id FROM sites WHERE name = 'Large site'`);
+  const big = await db.one<{ id: string; account_id: string }>(
+    `SELECT id, account_id FROM sites WHERE name = 'Large site'`,
+  );
   const t0 = performance.now();
   const folded = await rollupSite(db, big.id);
   // As after the load: what autovacuum does after the rollup or a migration's backfill.
@@ -231,8 +245,20 @@ async function reuse(db: Db): Promise<{ account: { id: string }; big: { id: stri
 }
 
 async function loadAndRollup(db: Db, tag: string): Promise<{ account: { id: string }; big: { id: string } }> {
-  const account = await insertAccount(db, { email: `${tag}@bench.example`, name: 'Bench', passwordHash: null, admin: false });
-  const newSite = (name: string) => insertSite(db, account.id, { name, websiteUrl: 'https://bench.example', description: 'benchmark', category: 'writing', publicMetrics: false });
+  const account = await insertAccount(db, {
+    email: `${tag}@bench.example`,
+    name: 'Bench',
+    passwordHash: null,
+    admin: false,
+  });
+  const newSite = (name: string) =>
+    insertSite(db, account.id, {
+      name,
+      websiteUrl: 'https://bench.example',
+      description: 'benchmark',
+      category: 'writing',
+      publicMetrics: false,
+    });
   const big = await newSite('Large site');
   const small = [];
   for (let i = 0; i < SMALL_SITES; i++) small.push(await newSite(`Small site ${i}`));
@@ -241,7 +267,9 @@ async function loadAndRollup(db: Db, tag: string): Promise<{ account: { id: stri
   await load(db, big.id, EVENTS, 0);
   for (const [i, s] of small.entries()) await load(db, s.id, SMALL_EVENTS, i + 1);
   await db.none('ANALYZE');
-  log(`loaded ${EVENTS.toLocaleString('en')} events for the large site and ${SMALL_SITES} × ${SMALL_EVENTS.toLocaleString('en')} for small sites in ${ms(t0)} ms`);
+  log(
+    `loaded ${EVENTS.toLocaleString('en')} events for the large site and ${SMALL_SITES} × ${SMALL_EVENTS.toLocaleString('en')} for small sites in ${ms(t0)} ms`,
+  );
 
   t0 = performance.now();
   const bigRollup = await rollupSite(db, big.id);
@@ -260,17 +288,35 @@ async function main(): Promise<void> {
   const tag = `bench_analytics_${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
   const url = new URL(PG_BASE);
   url.pathname = `/${REUSE_DB ?? `radar_${tag}`}`;
-  const config = parseConfig({ DATABASE_URL: url.toString(), REDIS_URL, PORT: '0', QUEUE_PREFIX: tag, LOG_LEVEL: 'warn', DATABASE_POOL_SIZE: '20' });
+  const config = parseConfig({
+    DATABASE_URL: url.toString(),
+    REDIS_URL,
+    PORT: '0',
+    QUEUE_PREFIX: tag,
+    LOG_LEVEL: 'warn',
+    DATABASE_POOL_SIZE: '20',
+  });
   await migrate(config.DATABASE_URL);
   const db = createDb({ url: config.DATABASE_URL, poolSize: 4, applicationName: 'radar-bench' });
   let door: Awaited<ReturnType<typeof startFrontDoor>> | null = null;
   try {
     const { account, big } = REUSE_DB ? await reuse(db) : await loadAndRollup(db, tag);
-    const sizes = await db.one<{ counts: string; sets: string }>(`SELECT pg_size_pretty(pg_total_relation_size('analytics_counts')) AS counts, pg_size_pretty(pg_total_relation_size('analytics_sets')) AS sets`);
+    const sizes = await db.one<{ counts: string; sets: string }>(
+      `SELECT pg_size_pretty(pg_total_relation_size('analytics_counts')) AS counts, pg_size_pretty(pg_total_relation_size('analytics_sets')) AS sets`,
+    );
     log(`rollup storage: analytics_counts ${sizes.counts}, analytics_sets ${sizes.sets}`);
 
     const secret = newSecret('rdr_read_');
-    await insertCredential(db, { siteId: big.id, createdBy: account.id, name: 'bench', kind: 'read', scopes: ['analytics:read', 'finance:read'], prefix: secret.slice(0, 12), secretHash: hashSecret(secret), expiresInDays: 1 });
+    await insertCredential(db, {
+      siteId: big.id,
+      createdBy: account.id,
+      name: 'bench',
+      kind: 'read',
+      scopes: ['analytics:read', 'finance:read'],
+      prefix: secret.slice(0, 12),
+      secretHash: hashSecret(secret),
+      expiresInDays: 1,
+    });
     door = await startFrontDoor(config);
     const base = `http://127.0.0.1:${door.port}/api/v1/sites/${big.id}/analytics`;
     const qs = new URLSearchParams({ ...WINDOW, tz: TZ }).toString();
@@ -296,12 +342,25 @@ async function main(): Promise<void> {
       const raw: number[] = [];
       for (let i = 0; i < RAW_RUNS; i++) {
         const t = performance.now();
-        answers[`raw:${view}`] = await db.any(RAW_SQL[view]!, { site: big.id, from: window.from, to: window.to, at: new Date(Date.parse(window.to) - 1).toISOString() });
+        answers[`raw:${view}`] = await db.any(RAW_SQL[view]!, {
+          site: big.id,
+          from: window.from,
+          to: window.to,
+          at: new Date(Date.parse(window.to) - 1).toISOString(),
+        });
         raw.push(performance.now() - t);
       }
       raw.sort((a, b) => a - b);
-      results.push({ view, p50: percentile(times, 50), p95: percentile(times, 95), rawP50: percentile(raw, 50), rawP95: percentile(raw, 95) });
-      log(`${view}: p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms; raw aggregate p50 ${percentile(raw, 50).toFixed(0)} ms`);
+      results.push({
+        view,
+        p50: percentile(times, 50),
+        p95: percentile(times, 95),
+        rawP50: percentile(raw, 50),
+        rawP95: percentile(raw, 95),
+      });
+      log(
+        `${view}: p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms; raw aggregate p50 ${percentile(raw, 50).toFixed(0)} ms`,
+      );
     }
 
     // The distinct-user figures, computed both ways, must agree exactly.
@@ -313,18 +372,39 @@ async function main(): Promise<void> {
       ['visitors', o.visitors, Number(rawO.visitors)],
       ['active_users', o.active_users, Number(rawO.active_users)],
       ['registrations', o.registrations, Number(rawO.registrations)],
-      ['receipts', JSON.stringify(o.receipts), JSON.stringify(Object.fromEntries(Object.entries(rawO.receipts).sort()))],
-      ['funnel', JSON.stringify(f), JSON.stringify([rawF.visit, rawF.registration_completed, rawF.activation_completed, rawF.order_paid].map(Number))],
-      ['finance', JSON.stringify(financeFigures(answers.finance)), JSON.stringify(rawFinanceFigures(answers['raw:finance']))],
+      [
+        'receipts',
+        JSON.stringify(o.receipts),
+        JSON.stringify(Object.fromEntries(Object.entries(rawO.receipts).sort())),
+      ],
+      [
+        'funnel',
+        JSON.stringify(f),
+        JSON.stringify(
+          [rawF.visit, rawF.registration_completed, rawF.activation_completed, rawF.order_paid].map(Number),
+        ),
+      ],
+      [
+        'finance',
+        JSON.stringify(financeFigures(answers.finance)),
+        JSON.stringify(rawFinanceFigures(answers['raw:finance'])),
+      ],
     ] as const;
-    for (const [name, mine, raw] of checks) log(`check ${name}: rollups ${mine} | raw ${raw} ${mine === raw ? 'OK' : 'MISMATCH'}`);
+    for (const [name, mine, raw] of checks)
+      log(`check ${name}: rollups ${mine} | raw ${raw} ${mine === raw ? 'OK' : 'MISMATCH'}`);
 
     process.stdout.write('\nview          p50 ms   p95 ms   raw p50 ms   raw p95 ms   speed-up (raw p50 / p95)\n');
     for (const r of results) {
-      process.stdout.write(`${r.view.padEnd(12)} ${r.p50.toFixed(1).padStart(7)} ${r.p95.toFixed(1).padStart(8)} ${r.rawP50.toFixed(0).padStart(12)} ${r.rawP95.toFixed(0).padStart(12)}   ${(r.rawP50 / r.p95).toFixed(0).padStart(6)}×\n`);
+      process.stdout.write(
+        `${r.view.padEnd(12)} ${r.p50.toFixed(1).padStart(7)} ${r.p95.toFixed(1).padStart(8)} ${r.rawP50.toFixed(0).padStart(12)} ${r.rawP95.toFixed(0).padStart(12)}   ${(r.rawP50 / r.p95).toFixed(0).padStart(6)}×\n`,
+      );
     }
     const failed = results.filter((r) => r.p95 >= 50 || r.rawP50 / r.p95 < 20);
-    process.stdout.write(failed.length ? `\ntarget missed (p95 < 50 ms and ≥ 20× raw) by: ${failed.map((r) => r.view).join(', ')}\n` : '\nevery view: p95 < 50 ms and ≥ 20× faster than the raw aggregate\n');
+    process.stdout.write(
+      failed.length
+        ? `\ntarget missed (p95 < 50 ms and ≥ 20× raw) by: ${failed.map((r) => r.view).join(', ')}\n`
+        : '\nevery view: p95 < 50 ms and ≥ 20× faster than the raw aggregate\n',
+    );
     if (checks.some(([, a, b]) => a !== b)) process.exitCode = 1;
   } finally {
     await door?.close();

@@ -35,7 +35,9 @@ function jsSizes() {
   const html = readFileSync(join(CONSOLE_DIR, 'index.html'), 'utf8');
   const initial = [...html.matchAll(/(?:src|href)="\/(assets\/[^"]+\.js)"/g)].map((m) => m[1]!);
   const gz = (file: string) => gzipSync(readFileSync(join(CONSOLE_DIR, file)), { level: 9 }).length;
-  const all = readdirSync(join(CONSOLE_DIR, 'assets')).filter((f) => f.endsWith('.js')).map((f) => `assets/${f}`);
+  const all = readdirSync(join(CONSOLE_DIR, 'assets'))
+    .filter((f) => f.endsWith('.js'))
+    .map((f) => `assets/${f}`);
   return {
     initialGz: initial.reduce((n, f) => n + gz(f), 0),
     initialFiles: initial.length,
@@ -56,22 +58,55 @@ try {
   const cookie = `__Host-radar_session=${site.account.session}`;
 
   const js = jsSizes();
-  console.log(`JavaScript: initial ${kb(js.initialGz)} gz in ${js.initialFiles} file(s); all ${js.files} files ${kb(js.allGz)} gz (${kb(js.allRaw)} raw)  [target initial <= 200 KB gz]`);
+  console.log(
+    `JavaScript: initial ${kb(js.initialGz)} gz in ${js.initialFiles} file(s); all ${js.files} files ${kb(js.allGz)} gz (${kb(js.allRaw)} raw)  [target initial <= 200 KB gz]`,
+  );
 
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: [...CHROMIUM_ARGS, `--remote-debugging-port=${DEBUG_PORT}`] });
+  const browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: [...CHROMIUM_ARGS, `--remote-debugging-port=${DEBUG_PORT}`],
+  });
   try {
-    for (const [name, config] of [['mobile', undefined], ['desktop', desktopConfig]] as const) {
-      const result = await lighthouse(url, { port: DEBUG_PORT, output: 'json', logLevel: 'error', onlyCategories: ['performance', 'accessibility'], extraHeaders: { Cookie: cookie } }, config);
+    for (const [name, config] of [
+      ['mobile', undefined],
+      ['desktop', desktopConfig],
+    ] as const) {
+      const result = await lighthouse(
+        url,
+        {
+          port: DEBUG_PORT,
+          output: 'json',
+          logLevel: 'error',
+          onlyCategories: ['performance', 'accessibility'],
+          extraHeaders: { Cookie: cookie },
+        },
+        config,
+      );
       const lhr = result!.lhr;
       const score = (c: string) => Math.round((lhr.categories[c]?.score ?? 0) * 100);
       const lcp = lhr.audits['largest-contentful-paint']?.displayValue ?? '?';
-      const failed = Object.values(lhr.audits).filter((a) => a.score === 0 && lhr.categories.accessibility!.auditRefs.some((r) => r.id === a.id)).map((a) => a.id);
-      console.log(`lighthouse ${name}: performance ${score('performance')}, accessibility ${score('accessibility')}, LCP ${lcp}${failed.length ? `; accessibility audits failing: ${failed.join(', ')}` : ''}  [targets >= 90, >= 95]`);
+      const failed = Object.values(lhr.audits)
+        .filter((a) => a.score === 0 && lhr.categories.accessibility!.auditRefs.some((r) => r.id === a.id))
+        .map((a) => a.id);
+      console.log(
+        `lighthouse ${name}: performance ${score('performance')}, accessibility ${score('accessibility')}, LCP ${lcp}${failed.length ? `; accessibility audits failing: ${failed.join(', ')}` : ''}  [targets >= 90, >= 95]`,
+      );
     }
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const u = new URL(app.url);
-    await context.addCookies([{ name: '__Host-radar_session', value: site.account.session, domain: u.hostname, path: '/', secure: true, httpOnly: true, sameSite: 'Lax' }]);
+    await context.addCookies([
+      {
+        name: '__Host-radar_session',
+        value: site.account.session,
+        domain: u.hostname,
+        path: '/',
+        secure: true,
+        httpOnly: true,
+        sameSite: 'Lax',
+      },
+    ]);
     const times: number[] = [];
     for (let i = 0; i <= RUNS; i++) {
       const page = await context.newPage();
@@ -83,7 +118,9 @@ try {
       await page.close();
     }
     times.sort((a, b) => a - b);
-    console.log(`analytics visible (figures and chart, 90 days, warm server, no throttling): median ${times[Math.floor(times.length / 2)]!.toFixed(0)} ms, min ${times[0]!.toFixed(0)}, max ${times.at(-1)!.toFixed(0)} over ${RUNS} loads  [target <= 1000 ms]`);
+    console.log(
+      `analytics visible (figures and chart, 90 days, warm server, no throttling): median ${times[Math.floor(times.length / 2)]!.toFixed(0)} ms, min ${times[0]!.toFixed(0)}, max ${times.at(-1)!.toFixed(0)} over ${RUNS} loads  [target <= 1000 ms]`,
+    );
     await context.close();
   } finally {
     await browser.close();

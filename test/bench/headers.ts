@@ -57,7 +57,12 @@ async function viaUndici(url: string, headers: Record<string, string>): Promise<
 function viaCurl(url: string, headers: Record<string, string>): Promise<string> {
   // Read from a file: one argument may not exceed 128 KiB.
   const file = join(tmpdir(), `radar-headers-${process.pid}`);
-  writeFileSync(file, Object.entries(headers).map(([k, v]) => `${k}: ${v}\n`).join(''));
+  writeFileSync(
+    file,
+    Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\n`)
+      .join(''),
+  );
   const args = ['-sS', '-o', '/dev/null', '-w', '%{http_code}', '-H', `@${file}`, url];
   return new Promise((resolve) => {
     execFile('curl', args, { encoding: 'utf8' }, (err, stdout) => resolve(err ? `curl exit ${err.code}` : stdout));

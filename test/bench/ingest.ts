@@ -48,7 +48,18 @@ const BATCH = num('BENCH_BATCH', 500);
 const WORKER_PROCESSES = num('BENCH_WORKER_PROCESSES', 1);
 const DRAIN_TIMEOUT_MS = 15 * 60_000;
 
-const EVENT_TYPES = ['visit', 'visit', 'visit', 'visit', 'registration_completed', 'activation_completed', 'usage', 'usage', 'workflow_completed', 'order_paid'] as const;
+const EVENT_TYPES = [
+  'visit',
+  'visit',
+  'visit',
+  'visit',
+  'registration_completed',
+  'activation_completed',
+  'usage',
+  'usage',
+  'workflow_completed',
+  'order_paid',
+] as const;
 const CHANNELS = ['search', 'social', 'email', 'referral', 'chatgpt.com', 'perplexity.ai', 'direct'];
 const DEVICES = ['desktop', 'mobile', 'tablet', 'other'];
 const COUNTRIES = ['CN', 'US', 'DE', 'JP', 'BR', 'IN', 'FR'];
@@ -56,7 +67,8 @@ const pick = <T>(xs: readonly T[]) => xs[Math.floor(Math.random() * xs.length)]!
 
 /** One realistic event as a client would send it: local-time offset, optional fields, properties. */
 function event(id: string, nowMs: number): Record<string, unknown> {
-  const at = new Date(nowMs - Math.floor(Math.random() * 86_400_000) + 8 * 3_600_000).toISOString().slice(0, 23) + '+08:00';
+  const at =
+    new Date(nowMs - Math.floor(Math.random() * 86_400_000) + 8 * 3_600_000).toISOString().slice(0, 23) + '+08:00';
   const type = pick(EVENT_TYPES);
   const user = `user_${Math.floor(Math.random() * 50_000)}`;
   const e: Record<string, unknown> = {
@@ -112,7 +124,10 @@ function cpuSeconds(pid: number): number {
  * backends serving this database (by application_name), and this process (the load).
  */
 async function cpuSample(db: Db, dbName: string, pids: Record<string, number>): Promise<Record<string, number>> {
-  const backends = await db.any<{ pid: number; application_name: string }>('SELECT pid, application_name FROM pg_stat_activity WHERE datname = $1', [dbName]);
+  const backends = await db.any<{ pid: number; application_name: string }>(
+    'SELECT pid, application_name FROM pg_stat_activity WHERE datname = $1',
+    [dbName],
+  );
   const out: Record<string, number> = {};
   for (const [role, pid] of Object.entries(pids)) out[role] = cpuSeconds(pid);
   for (const b of backends) {
@@ -146,10 +161,30 @@ async function setup(): Promise<Setup> {
   await migrate(dbUrl);
   const db = createDb({ url: dbUrl, poolSize: 1, applicationName: 'radar-bench' });
   try {
-    const account = await insertAccount(db, { email: `${tag}@bench.example`, name: 'Bench', passwordHash: null, admin: false });
-    const site = await insertSite(db, account.id, { name: 'Bench site', websiteUrl: 'https://bench.example', description: 'benchmark', category: 'writing', publicMetrics: false });
+    const account = await insertAccount(db, {
+      email: `${tag}@bench.example`,
+      name: 'Bench',
+      passwordHash: null,
+      admin: false,
+    });
+    const site = await insertSite(db, account.id, {
+      name: 'Bench site',
+      websiteUrl: 'https://bench.example',
+      description: 'benchmark',
+      category: 'writing',
+      publicMetrics: false,
+    });
     const secret = newSecret('rdr_ingest_');
-    await insertCredential(db, { siteId: site.id, createdBy: account.id, name: 'bench', kind: 'ingest', scopes: ['ingest:events:write', 'ingest:receipt:read'], prefix: secret.slice(0, 12), secretHash: hashSecret(secret), expiresInDays: 1 });
+    await insertCredential(db, {
+      siteId: site.id,
+      createdBy: account.id,
+      name: 'bench',
+      kind: 'ingest',
+      scopes: ['ingest:events:write', 'ingest:receipt:read'],
+      prefix: secret.slice(0, 12),
+      secretHash: hashSecret(secret),
+      expiresInDays: 1,
+    });
     return { tag, dbUrl, siteId: site.id, secret };
   } finally {
     await db.$pool.end();
@@ -159,7 +194,9 @@ async function setup(): Promise<Setup> {
 async function teardown(s: Setup, procs: RadarProcess[]): Promise<void> {
   await Promise.all(procs.map((p) => p.kill('SIGTERM')));
   const admin = createDb({ url: PG_BASE, poolSize: 1, applicationName: 'radar-bench' });
-  await admin.none('DROP DATABASE IF EXISTS $1:name WITH (FORCE)', [new URL(s.dbUrl).pathname.slice(1)]).finally(() => admin.$pool.end());
+  await admin
+    .none('DROP DATABASE IF EXISTS $1:name WITH (FORCE)', [new URL(s.dbUrl).pathname.slice(1)])
+    .finally(() => admin.$pool.end());
   const redis = new Redis(REDIS_URL);
   let cursor = '0';
   do {
@@ -174,31 +211,55 @@ async function main(): Promise<void> {
   const s = await setup();
   // Limits off: the bench measures capacity, and the burst is meant to exceed any sane quota.
   const env = {
-    DATABASE_URL: s.dbUrl, REDIS_URL, QUEUE_PREFIX: s.tag, PORT: '0', LOG_LEVEL: 'warn', INGEST_SYNC_WAIT_MS: '10000',
-    RATE_LIMIT_CREDENTIAL_PER_MIN: '0', INGEST_QUOTA_RECORDS_PER_MIN: '0',
+    DATABASE_URL: s.dbUrl,
+    REDIS_URL,
+    QUEUE_PREFIX: s.tag,
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    INGEST_SYNC_WAIT_MS: '10000',
+    RATE_LIMIT_CREDENTIAL_PER_MIN: '0',
+    INGEST_QUOTA_RECORDS_PER_MIN: '0',
   };
   const procs: RadarProcess[] = [];
   try {
     const door = await spawnRadar(['serve'], { ...env, LOG_LEVEL: 'info' });
     procs.push(door);
-    for (let i = 0; i < WORKER_PROCESSES; i++) procs.push(await spawnRadar(['work', '--queues', 'ingest'], { ...env, LOG_LEVEL: 'info' }));
+    for (let i = 0; i < WORKER_PROCESSES; i++)
+      procs.push(await spawnRadar(['work', '--queues', 'ingest'], { ...env, LOG_LEVEL: 'info' }));
     const base = `http://127.0.0.1:${door.port}`;
-    const agent = new Agent({ connections: 512, pipelining: 1, keepAliveTimeout: 60_000, headersTimeout: 0, bodyTimeout: 0 });
+    const agent = new Agent({
+      connections: 512,
+      pipelining: 1,
+      keepAliveTimeout: 60_000,
+      headersTimeout: 0,
+      bodyTimeout: 0,
+    });
     const headers = { authorization: `Bearer ${s.secret}`, 'content-type': 'application/json' };
     const post = async (body: string) => {
-      const res = await request(`${base}/api/v1/sites/${s.siteId}/ingest/events`, { method: 'POST', headers, body, dispatcher: agent });
+      const res = await request(`${base}/api/v1/sites/${s.siteId}/ingest/events`, {
+        method: 'POST',
+        headers,
+        body,
+        dispatcher: agent,
+      });
       const text = await res.body.text();
       return { status: res.statusCode, text };
     };
 
-    console.log(`radar: 1 front door + ${WORKER_PROCESSES} worker process(es); ${CLIENTS} clients; ${BATCH} events per batch`);
+    console.log(
+      `radar: 1 front door + ${WORKER_PROCESSES} worker process(es); ${CLIENTS} clients; ${BATCH} events per batch`,
+    );
     // Warm-up, so JIT and pools are not part of the measurement.
     const warm = templates(1)[0]!;
     await Promise.all(Array.from({ length: CLIENTS }, (_, c) => post(fill(warm, `w_${c}`))));
 
     const db = createDb({ url: s.dbUrl, poolSize: CLIENTS + 1, applicationName: 'radar-bench' });
     const dbName = new URL(s.dbUrl).pathname.slice(1);
-    const pids = { 'front door': door.proc.pid!, ...Object.fromEntries(procs.slice(1).map((p, i) => [`worker ${i + 1}`, p.proc.pid!])), 'bench clients': process.pid };
+    const pids = {
+      'front door': door.proc.pid!,
+      ...Object.fromEntries(procs.slice(1).map((p, i) => [`worker ${i + 1}`, p.proc.pid!])),
+      'bench clients': process.pid,
+    };
 
     // --- Sustained, closed loop ---
     const cpuBefore = await cpuSample(db, dbName, pids);
@@ -209,26 +270,33 @@ async function main(): Promise<void> {
     const start = performance.now();
     const stopAt = start + SUSTAINED_S * 1000;
     const sustainedTemplates = templates(8);
-    await Promise.all(Array.from({ length: CLIENTS }, async (_, c) => {
-      for (let seq = 0; performance.now() < stopAt; seq++) {
-        const body = fill(sustainedTemplates[(c + seq) % sustainedTemplates.length]!, `s_${c}_${seq}`);
-        const t0 = performance.now();
-        const r = await post(body);
-        latencies.push(performance.now() - t0);
-        sent += BATCH;
-        if (r.status === 200) ok += BATCH;
-        else {
-          other++;
-          if (other <= 3) console.error(`sustained: HTTP ${r.status} ${r.text.slice(0, 300)}`);
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async (_, c) => {
+        for (let seq = 0; performance.now() < stopAt; seq++) {
+          const body = fill(sustainedTemplates[(c + seq) % sustainedTemplates.length]!, `s_${c}_${seq}`);
+          const t0 = performance.now();
+          const r = await post(body);
+          latencies.push(performance.now() - t0);
+          sent += BATCH;
+          if (r.status === 200) ok += BATCH;
+          else {
+            other++;
+            if (other <= 3) console.error(`sustained: HTTP ${r.status} ${r.text.slice(0, 300)}`);
+          }
         }
-      }
-    }));
+      }),
+    );
     const elapsed = (performance.now() - start) / 1000;
     const cpuAfter = await cpuSample(db, dbName, pids);
     latencies.sort((a, b) => a - b);
     const e2eRate = ok / elapsed;
 
-    const stored = (await db.one<{ n: number }>("SELECT count(*)::int AS n FROM ingest_events WHERE site_id = $1 AND event_id LIKE 's\\_%'", [s.siteId])).n;
+    const stored = (
+      await db.one<{ n: number }>(
+        "SELECT count(*)::int AS n FROM ingest_events WHERE site_id = $1 AND event_id LIKE 's\\_%'",
+        [s.siteId],
+      )
+    ).n;
 
     // --- Raw limit: COPY of the same rows into the same table ---
     const copyCpu: Record<'before' | 'after', Record<string, number>> = { before: {}, after: {} };
@@ -241,44 +309,62 @@ async function main(): Promise<void> {
     const burstBatches = Math.max(1, Math.round((sustainedRate * BURST_FACTOR * BURST_S) / BATCH));
     process.stdout.write(`burst: preparing ${burstBatches} batches… `);
     const burstTemplates = templates(16);
-    const bodies = Array.from({ length: burstBatches }, (_, k) => fill(burstTemplates[k % burstTemplates.length]!, `b_${k}`));
+    const bodies = Array.from({ length: burstBatches }, (_, k) =>
+      fill(burstTemplates[k % burstTemplates.length]!, `b_${k}`),
+    );
     console.log('sending');
     const spacingMs = (BURST_S * 1000) / burstBatches;
     const burstStart = performance.now();
     const statuses = new Map<string, number>();
     const acceptedIds: string[] = [];
     const burstLatencies: number[] = [];
-    await Promise.all(bodies.map(async (body, k) => {
-      const due = burstStart + k * spacingMs;
-      const wait = due - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      const t0 = performance.now();
-      let key: string;
-      try {
-        const r = await post(body);
-        key = String(r.status);
-        if (r.status === 200 || r.status === 202) acceptedIds.push(`b_${k}`);
-        else if (statuses.get(key) === undefined) console.error(`burst: HTTP ${r.status} ${r.text.slice(0, 300)}`);
-      } catch (err) {
-        key = `error ${(err as Error).message}`;
-      }
-      burstLatencies.push(performance.now() - t0);
-      statuses.set(key, (statuses.get(key) ?? 0) + 1);
-    }));
+    await Promise.all(
+      bodies.map(async (body, k) => {
+        const due = burstStart + k * spacingMs;
+        const wait = due - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        const t0 = performance.now();
+        let key: string;
+        try {
+          const r = await post(body);
+          key = String(r.status);
+          if (r.status === 200 || r.status === 202) acceptedIds.push(`b_${k}`);
+          else if (statuses.get(key) === undefined) console.error(`burst: HTTP ${r.status} ${r.text.slice(0, 300)}`);
+        } catch (err) {
+          key = `error ${(err as Error).message}`;
+        }
+        burstLatencies.push(performance.now() - t0);
+        statuses.set(key, (statuses.get(key) ?? 0) + 1);
+      }),
+    );
     const answeredIn = (performance.now() - burstStart) / 1000;
     bodies.length = 0;
     const drainStart = performance.now();
     for (;;) {
-      const { n } = await db.one<{ n: number }>("SELECT count(*)::int AS n FROM ingest_batches WHERE site_id = $1 AND status = 'queued'", [s.siteId]);
+      const { n } = await db.one<{ n: number }>(
+        "SELECT count(*)::int AS n FROM ingest_batches WHERE site_id = $1 AND status = 'queued'",
+        [s.siteId],
+      );
       if (n === 0) break;
-      if (performance.now() - drainStart > DRAIN_TIMEOUT_MS) throw new Error(`${n} batches still queued after ${DRAIN_TIMEOUT_MS} ms`);
+      if (performance.now() - drainStart > DRAIN_TIMEOUT_MS)
+        throw new Error(`${n} batches still queued after ${DRAIN_TIMEOUT_MS} ms`);
       await new Promise((r) => setTimeout(r, 250));
     }
     const burstDoneS = (performance.now() - burstStart) / 1000;
     // Only batches answered 200 or 202 were promised; count their rows, and nothing else.
     const accepted = acceptedIds.length * BATCH;
-    const burstStored = (await db.one<{ n: number }>('SELECT count(*)::int AS n FROM ingest_events WHERE site_id = $1 AND batch_id = ANY($2)', [s.siteId, acceptedIds])).n;
-    const rejected = (await db.one<{ n: number }>("SELECT count(*)::int AS n FROM ingest_batches WHERE site_id = $1 AND status = 'rejected'", [s.siteId])).n;
+    const burstStored = (
+      await db.one<{ n: number }>(
+        'SELECT count(*)::int AS n FROM ingest_events WHERE site_id = $1 AND batch_id = ANY($2)',
+        [s.siteId, acceptedIds],
+      )
+    ).n;
+    const rejected = (
+      await db.one<{ n: number }>(
+        "SELECT count(*)::int AS n FROM ingest_batches WHERE site_id = $1 AND status = 'rejected'",
+        [s.siteId],
+      )
+    ).n;
     await db.$pool.end();
     await agent.close();
     burstLatencies.sort((a, b) => a - b);
@@ -287,16 +373,30 @@ async function main(): Promise<void> {
     const errors = [...statuses].filter(([k]) => k !== '200' && k !== '202').reduce((a, [, v]) => a + v, 0);
     console.log('');
     console.log(`sustained  ${SUSTAINED_S}s, ${CLIENTS} clients × ${BATCH}-event batches`);
-    console.log(`  end-to-end applied   ${f(e2eRate)} records/s  (${f(ok)} records answered 200; ${other} other answers; ${f(stored)} rows stored${stored === ok ? ', all present' : ' — MISMATCH'})`);
-    console.log(`  batch latency        p50 ${percentile(latencies, 50).toFixed(1)} ms   p99 ${percentile(latencies, 99).toFixed(1)} ms`);
+    console.log(
+      `  end-to-end applied   ${f(e2eRate)} records/s  (${f(ok)} records answered 200; ${other} other answers; ${f(stored)} rows stored${stored === ok ? ', all present' : ' — MISMATCH'})`,
+    );
+    console.log(
+      `  batch latency        p50 ${percentile(latencies, 50).toFixed(1)} ms   p99 ${percentile(latencies, 99).toFixed(1)} ms`,
+    );
     console.log(`  CPU µs per record    ${cpuReport(cpuBefore, cpuAfter, ok)}`);
-    console.log(`  raw COPY limit       ${f(copyRate.rate)} records/s  (${CLIENTS} connections × ${BATCH}-row COPY into ingest_events)`);
+    console.log(
+      `  raw COPY limit       ${f(copyRate.rate)} records/s  (${CLIENTS} connections × ${BATCH}-row COPY into ingest_events)`,
+    );
     console.log(`  CPU µs per record    ${cpuReport(copyCpu.before, copyCpu.after, copyRate.rows)}`);
     console.log(`  end-to-end / COPY    ${((100 * e2eRate) / copyRate.rate).toFixed(0)}%  (target ≥ 50%)`);
-    console.log(`burst      ${BURST_FACTOR}× ${f(sustainedRate)} records/s = ${f(sustainedRate * BURST_FACTOR)} records/s for ${BURST_S}s (${burstBatches} batches, open loop)`);
-    console.log(`  answers              ${[...statuses].map(([k, v]) => `${k}: ${v}`).join(', ')}  — errors: ${errors}`);
-    console.log(`  answer latency       p50 ${percentile(burstLatencies, 50).toFixed(0)} ms   p99 ${percentile(burstLatencies, 99).toFixed(0)} ms   all answered after ${answeredIn.toFixed(1)} s`);
-    console.log(`  applied              ${f(burstStored)} of ${f(accepted)} accepted records (lost: ${accepted - burstStored}, rejected batches: ${rejected}); backlog drained ${burstDoneS.toFixed(1)} s after the burst began`);
+    console.log(
+      `burst      ${BURST_FACTOR}× ${f(sustainedRate)} records/s = ${f(sustainedRate * BURST_FACTOR)} records/s for ${BURST_S}s (${burstBatches} batches, open loop)`,
+    );
+    console.log(
+      `  answers              ${[...statuses].map(([k, v]) => `${k}: ${v}`).join(', ')}  — errors: ${errors}`,
+    );
+    console.log(
+      `  answer latency       p50 ${percentile(burstLatencies, 50).toFixed(0)} ms   p99 ${percentile(burstLatencies, 99).toFixed(0)} ms   all answered after ${answeredIn.toFixed(1)} s`,
+    );
+    console.log(
+      `  applied              ${f(burstStored)} of ${f(accepted)} accepted records (lost: ${accepted - burstStored}, rejected batches: ${rejected}); backlog drained ${burstDoneS.toFixed(1)} s after the burst began`,
+    );
     if (errors || accepted !== burstStored || stored !== ok) process.exitCode = 1;
   } finally {
     await teardown(s, procs);
@@ -304,7 +404,10 @@ async function main(): Promise<void> {
 }
 
 /** COPY of BATCH-row batches of event rows, CLIENTS connections in parallel, for SUSTAINED_S. */
-async function copyBaseline(dbUrl: string, sample: (phase: 'before' | 'after') => Promise<void>): Promise<{ rate: number; rows: number }> {
+async function copyBaseline(
+  dbUrl: string,
+  sample: (phase: 'before' | 'after') => Promise<void>,
+): Promise<{ rate: number; rows: number }> {
   const table = RECORD_TABLES.events;
   const columns = table.columnSet.columns.map((c) => `"${c.name}"`).join(', ');
   const siteId = randomUUID();
@@ -326,26 +429,33 @@ async function copyBaseline(dbUrl: string, sample: (phase: 'before' | 'after') =
     }
     return out;
   };
-  const clients = await Promise.all(Array.from({ length: CLIENTS }, async () => {
-    const c = new pg.Client({ connectionString: dbUrl, application_name: 'radar-bench-copy' });
-    c.on('error', (err) => console.error(`copy connection: ${err.message}`));
-    await c.connect();
-    return c;
-  }));
+  const clients = await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      const c = new pg.Client({ connectionString: dbUrl, application_name: 'radar-bench-copy' });
+      c.on('error', (err) => console.error(`copy connection: ${err.message}`));
+      await c.connect();
+      return c;
+    }),
+  );
   let rows = 0;
   const prepared = clients.map(() => Array.from({ length: 4 }, () => rowsOf(copySlot)));
   await sample('before');
   const start = performance.now();
   const stopAt = start + SUSTAINED_S * 1000;
-  await Promise.all(clients.map(async (c, i) => {
-    // Rows are prepared ahead of the clock, as a COPY-based loader would have them ready.
-    const ready = prepared[i]!;
-    for (let seq = 0; performance.now() < stopAt; seq++) {
-      const text = fill(ready[seq % ready.length]!, `c_${i}_${seq}`, copySlot);
-      await pipeline(Readable.from([text]), c.query(copyFrom(`COPY ${table.table} (${columns}) FROM STDIN WITH (FORMAT csv)`)));
-      rows += BATCH;
-    }
-  }));
+  await Promise.all(
+    clients.map(async (c, i) => {
+      // Rows are prepared ahead of the clock, as a COPY-based loader would have them ready.
+      const ready = prepared[i]!;
+      for (let seq = 0; performance.now() < stopAt; seq++) {
+        const text = fill(ready[seq % ready.length]!, `c_${i}_${seq}`, copySlot);
+        await pipeline(
+          Readable.from([text]),
+          c.query(copyFrom(`COPY ${table.table} (${columns}) FROM STDIN WITH (FORMAT csv)`)),
+        );
+        rows += BATCH;
+      }
+    }),
+  );
   const rate = rows / ((performance.now() - start) / 1000);
   await sample('after');
   await Promise.all(clients.map((c) => c.end()));

@@ -51,10 +51,12 @@ async function waitForPort(port: number, child: ChildProcess, what: string): Pro
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}`);
     const ok = await new Promise<boolean>((resolve) => {
-      const s = net.connect(port, '127.0.0.1', () => {
-        s.destroy();
-        resolve(true);
-      }).on('error', () => resolve(false));
+      const s = net
+        .connect(port, '127.0.0.1', () => {
+          s.destroy();
+          resolve(true);
+        })
+        .on('error', () => resolve(false));
     });
     if (ok) return;
     if (Date.now() > deadline) throw new Error(`${what} did not listen on ${port}`);
@@ -77,7 +79,9 @@ async function startFake(args: string[]): Promise<{ url: string; pid: number }> 
 
 async function startNginx(upstreamPort: number): Promise<{ url: string; pids: number[] } | null> {
   if (spawnSync('nginx', ['-v']).error) {
-    console.log('nginx not found: the nginx column is skipped. Install it with `apt-get install -y nginx` (Debian/Ubuntu).');
+    console.log(
+      'nginx not found: the nginx column is skipped. Install it with `apt-get install -y nginx` (Debian/Ubuntu).',
+    );
     return null;
   }
   const dir = await mkdtemp(path.join(os.tmpdir(), 'radar-bench-nginx-'));
@@ -85,7 +89,9 @@ async function startNginx(upstreamPort: number): Promise<{ url: string; pids: nu
   const port = await freePort();
   // One worker, like Radar's one event loop; buffering off in both directions so nginx
   // forwards each frame as it comes, which is what a streaming relay must do.
-  await writeFile(path.join(dir, 'nginx.conf'), `
+  await writeFile(
+    path.join(dir, 'nginx.conf'),
+    `
 worker_processes 1;
 daemon off;
 pid ${dir}/nginx.pid;
@@ -110,10 +116,14 @@ http {
     }
   }
 }
-`);
+`,
+  );
   const child = start('nginx', ['-p', dir, '-c', path.join(dir, 'nginx.conf')]);
   await waitForPort(port, child, 'nginx');
-  const workers = spawnSync('pgrep', ['-P', String(child.pid)], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
+  const workers = spawnSync('pgrep', ['-P', String(child.pid)], { encoding: 'utf8' })
+    .stdout.split('\n')
+    .filter(Boolean)
+    .map(Number);
   return { url: `http://127.0.0.1:${port}`, pids: [child.pid!, ...workers] };
 }
 
@@ -137,14 +147,28 @@ async function cpuOf(pids: readonly number[]): Promise<number> {
   return total;
 }
 
-const CHAT = JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: 'hello there' }], max_tokens: 16 });
-const STREAM = JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: 'hello there' }], stream: true });
+const CHAT = JSON.stringify({
+  model: 'bench-model',
+  messages: [{ role: 'user', content: 'hello there' }],
+  max_tokens: 16,
+});
+const STREAM = JSON.stringify({
+  model: 'bench-model',
+  messages: [{ role: 'user', content: 'hello there' }],
+  stream: true,
+});
 
 async function once_(pool: Pool, t: Target, body: string, stream: boolean): Promise<number> {
   const t0 = performance.now();
-  const res = await pool.request({ method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'application/json', ...t.headers }, body });
+  const res = await pool.request({
+    method: 'POST',
+    path: '/v1/chat/completions',
+    headers: { 'content-type': 'application/json', ...t.headers },
+    body,
+  });
   let last = '';
-  for await (const chunk of res.body) last = (chunk as Buffer).toString('utf8', Math.max(0, (chunk as Buffer).length - 20));
+  for await (const chunk of res.body)
+    last = (chunk as Buffer).toString('utf8', Math.max(0, (chunk as Buffer).length - 20));
   if (res.statusCode !== 200) throw new Error(`${t.name}: status ${res.statusCode}`);
   if (stream && !last.includes('[DONE]')) throw new Error(`${t.name}: stream did not end with [DONE]`);
   return performance.now() - t0;
@@ -163,11 +187,20 @@ interface LoadResult {
 }
 
 /** Keeps `concurrency` calls in flight until `until`; returns each call's latency. */
-async function drive(pool: Pool, t: Target, body: string, stream: boolean, concurrency: number, until: number): Promise<number[]> {
+async function drive(
+  pool: Pool,
+  t: Target,
+  body: string,
+  stream: boolean,
+  concurrency: number,
+  until: number,
+): Promise<number[]> {
   const latencies: number[] = [];
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (performance.now() < until) latencies.push(await once_(pool, t, body, stream));
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (performance.now() < until) latencies.push(await once_(pool, t, body, stream));
+    }),
+  );
   return latencies;
 }
 
@@ -185,17 +218,27 @@ interface Round {
  * connections, caches, and for Radar the JIT, which otherwise compiles its hot path inside
  * the measured window. Returns each target's rounds.
  */
-async function load(targets: readonly Target[], body: string, stream: boolean, concurrency: number, seconds: number, rounds: number): Promise<Map<Target, Round[]>> {
+async function load(
+  targets: readonly Target[],
+  body: string,
+  stream: boolean,
+  concurrency: number,
+  seconds: number,
+  rounds: number,
+): Promise<Map<Target, Round[]>> {
   const pools = new Map(targets.map((t) => [t, new Pool(t.url, { connections: concurrency, pipelining: 1 })]));
   const measured = new Map<Target, Round[]>(targets.map((t) => [t, []]));
   try {
-    for (const t of targets) await drive(pools.get(t)!, t, body, stream, concurrency, performance.now() + WARMUP_SECONDS * 1000);
+    for (const t of targets)
+      await drive(pools.get(t)!, t, body, stream, concurrency, performance.now() + WARMUP_SECONDS * 1000);
     for (let r = 0; r < rounds; r++) {
       for (const t of targets) {
         const cpu0 = await cpuOf(t.pids);
         const started = performance.now();
         const latencies = await drive(pools.get(t)!, t, body, stream, concurrency, started + seconds * 1000);
-        measured.get(t)!.push({ latencies, seconds: (performance.now() - started) / 1000, cpuMs: (await cpuOf(t.pids)) - cpu0 });
+        measured
+          .get(t)!
+          .push({ latencies, seconds: (performance.now() - started) / 1000, cpuMs: (await cpuOf(t.pids)) - cpu0 });
       }
     }
     return measured;
@@ -209,7 +252,12 @@ function summarize(rounds: readonly Round[]): LoadResult {
   const latencies = rounds.flatMap((r) => r.latencies).sort((a, b) => a - b);
   const seconds = rounds.reduce((s, r) => s + r.seconds, 0);
   const cpuMs = rounds.reduce((s, r) => s + r.cpuMs, 0);
-  return { rps: latencies.length / seconds, p50: pct(latencies, 50), p99: pct(latencies, 99), cpuPerCall: cpuMs / latencies.length };
+  return {
+    rps: latencies.length / seconds,
+    p50: pct(latencies, 50),
+    p99: pct(latencies, 99),
+    cpuPerCall: cpuMs / latencies.length,
+  };
 }
 
 const rate = (r: Round) => r.latencies.length / r.seconds;
@@ -240,7 +288,13 @@ async function rssOf(pid: number): Promise<number> {
  * Many streams whose clients take one socket read a second (at most 64 KiB), slower than
  * the provider sends. Reports Radar's resident memory while they all stream.
  */
-async function slowReaders(port: number, key: string, pid: number, n: number, seconds: number): Promise<{ peak: number; before: number; after: number; bytes: number; streaming: number }> {
+async function slowReaders(
+  port: number,
+  key: string,
+  pid: number,
+  n: number,
+  seconds: number,
+): Promise<{ peak: number; before: number; after: number; bytes: number; streaming: number }> {
   const before = await rssOf(pid);
   let bytes = 0;
   let streaming = 0;
@@ -312,25 +366,70 @@ async function main(): Promise<void> {
     const adminUrl = new URL(PG);
     adminUrl.pathname = '/postgres';
     const admin = createDb({ url: adminUrl.toString(), poolSize: 1, applicationName: 'radar-bench' });
-    await admin.none('DROP DATABASE IF EXISTS $1:name WITH (FORCE)', [dbUrl.pathname.slice(1)]).finally(() => admin.$pool.end());
+    await admin
+      .none('DROP DATABASE IF EXISTS $1:name WITH (FORCE)', [dbUrl.pathname.slice(1)])
+      .finally(() => admin.$pool.end());
   });
-  await insertChannel(db, { name: 'fake', baseUrl: `${fakeUrl}/v1`, apiKey: null, models: ['bench-model'], protocols: ['chat', 'responses', 'embeddings'], priority: 0, weight: 1 });
-  await insertChannel(db, { name: 'fake-big', baseUrl: `${bigFakeUrl}/v1`, apiKey: null, models: ['bench-big'], protocols: ['chat'], priority: 0, weight: 1 });
+  await insertChannel(db, {
+    name: 'fake',
+    baseUrl: `${fakeUrl}/v1`,
+    apiKey: null,
+    models: ['bench-model'],
+    protocols: ['chat', 'responses', 'embeddings'],
+    priority: 0,
+    weight: 1,
+  });
+  await insertChannel(db, {
+    name: 'fake-big',
+    baseUrl: `${bigFakeUrl}/v1`,
+    apiKey: null,
+    models: ['bench-big'],
+    protocols: ['chat'],
+    priority: 0,
+    weight: 1,
+  });
   const key = newRelayKey();
   // Limits and a budget on the key, and a price on the model, so every call takes the whole
   // admission path (requests, tokens, budget reservation) and is settled afterwards.
-  await insertPrice(db, { model: 'bench-model', currency: 'USD', inputNanos: 1_000_000_000, cachedInputNanos: 1_000_000_000, outputNanos: 1_000_000_000, effectiveAt: null });
+  await insertPrice(db, {
+    model: 'bench-model',
+    currency: 'USD',
+    inputNanos: 1_000_000_000,
+    cachedInputNanos: 1_000_000_000,
+    outputNanos: 1_000_000_000,
+    effectiveAt: null,
+  });
   await insertKey(db, {
-    ...NO_KEY_SETTINGS, rpm: 100_000_000, tpm: 100_000_000, budgetNanos: 1e15, budgetCurrency: 'USD', budgetPeriod: 'total',
-    name: 'bench', keyHash: hashSecret(key), prefix: key.slice(0, 10), models: ['*'], accountId: null, group: 'default',
+    ...NO_KEY_SETTINGS,
+    rpm: 100_000_000,
+    tpm: 100_000_000,
+    budgetNanos: 1e15,
+    budgetCurrency: 'USD',
+    budgetPeriod: 'total',
+    name: 'bench',
+    keyHash: hashSecret(key),
+    prefix: key.slice(0, 10),
+    models: ['*'],
+    accountId: null,
+    group: 'default',
   });
 
   const radarPort = await freePort();
   // Every Redis key Radar writes starts with the queue prefix: one of our own, removed at the end.
   const prefix = `bench-relay-${Date.now().toString(36)}`;
   cleanups.push(() => dropRedisKeys(prefix));
-  const env = { DATABASE_URL: dbUrl.toString(), REDIS_URL, PORT: String(radarPort), HOST: '127.0.0.1', LOG_LEVEL: 'warn', QUEUE_PREFIX: prefix, RATE_LIMIT_RELAY_KEY_PER_MIN: '0' };
-  const profile = process.env.BENCH_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`] : [];
+  const env = {
+    DATABASE_URL: dbUrl.toString(),
+    REDIS_URL,
+    PORT: String(radarPort),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    QUEUE_PREFIX: prefix,
+    RATE_LIMIT_RELAY_KEY_PER_MIN: '0',
+  };
+  const profile = process.env.BENCH_PROFILE_DIR
+    ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
+    : [];
   const radar = start(process.execPath, [...profile, 'src/cli/radar.js', 'serve'], env);
   start(process.execPath, ['src/cli/radar.js', 'work', '--queues', 'usage'], env);
   await waitForPort(radarPort, radar, 'radar');
@@ -339,17 +438,26 @@ async function main(): Promise<void> {
   const targets: Target[] = [
     { name: 'direct', url: fakeUrl, headers: {}, pids: [fake.pid] },
     ...(nginx ? [{ name: 'nginx', url: nginx.url, headers: {}, pids: nginx.pids }] : []),
-    { name: 'radar', url: `http://127.0.0.1:${radarPort}`, headers: { authorization: `Bearer ${key}` }, pids: [radar.pid!] },
+    {
+      name: 'radar',
+      url: `http://127.0.0.1:${radarPort}`,
+      headers: { authorization: `Bearer ${key}` },
+      pids: [radar.pid!],
+    },
   ];
 
-  console.log(`\nrelay benchmark — ${os.cpus().length} CPUs, ${ROUNDS} rounds of ${SECONDS}s per target, concurrency ${CONCURRENCY}, node ${process.version}`);
+  console.log(
+    `\nrelay benchmark — ${os.cpus().length} CPUs, ${ROUNDS} rounds of ${SECONDS}s per target, concurrency ${CONCURRENCY}, node ${process.version}`,
+  );
   if (PHASES.has('calls')) {
     console.log('\nnon-streaming chat completions (concurrent)');
     console.log('target      req/s    p50 ms   p99 ms   CPU ms/call');
     const measured = await load(targets, CHAT, false, CONCURRENCY, SECONDS, ROUNDS);
     for (const t of targets) {
       const r = summarize(measured.get(t)!);
-      console.log(`${t.name.padEnd(8)} ${r.rps.toFixed(0).padStart(8)} ${ms(r.p50)} ${ms(r.p99)}   ${ms(r.cpuPerCall)}`);
+      console.log(
+        `${t.name.padEnd(8)} ${r.rps.toFixed(0).padStart(8)} ${ms(r.p50)} ${ms(r.p99)}   ${ms(r.cpuPerCall)}`,
+      );
     }
   }
   // Each target with its figure and whether this run met it.
@@ -363,14 +471,21 @@ async function main(): Promise<void> {
     for (const t of targets) {
       const r = summarize(measured.get(t)!);
       rps[t.name] = r.rps;
-      console.log(`${t.name.padEnd(8)} ${r.rps.toFixed(0).padStart(9)} ${(r.rps * 200).toFixed(0).padStart(9)} ${ms(r.p50)} ${ms(r.p99)}   ${ms(r.cpuPerCall)}`);
+      console.log(
+        `${t.name.padEnd(8)} ${r.rps.toFixed(0).padStart(9)} ${(r.rps * 200).toFixed(0).padStart(9)} ${ms(r.p50)} ${ms(r.p99)}   ${ms(r.cpuPerCall)}`,
+      );
     }
     const nginxTarget = targets.find((t) => t.name === 'nginx');
     if (nginxTarget) {
       const radarRounds = measured.get(targets.find((t) => t.name === 'radar')!)!;
-      const perRound = measured.get(nginxTarget)!.map((n, i) => `${((100 * rate(radarRounds[i]!)) / rate(n)).toFixed(0)}%`);
+      const perRound = measured
+        .get(nginxTarget)!
+        .map((n, i) => `${((100 * rate(radarRounds[i]!)) / rate(n)).toFixed(0)}%`);
       console.log(`radar vs nginx, round by round: ${perRound.join(' ')}`);
-      verdict(rps.radar! >= rps.nginx!, `radar streams/s at least nginx's (${rps.radar!.toFixed(0)} vs ${rps.nginx!.toFixed(0)}, ${((100 * rps.radar!) / rps.nginx!).toFixed(0)}%)`);
+      verdict(
+        rps.radar! >= rps.nginx!,
+        `radar streams/s at least nginx's (${rps.radar!.toFixed(0)} vs ${rps.nginx!.toFixed(0)}, ${((100 * rps.radar!) / rps.nginx!).toFixed(0)}%)`,
+      );
     }
   }
   if (PHASES.has('sequential')) {
@@ -381,16 +496,25 @@ async function main(): Promise<void> {
       const r = await sequential(t, SEQUENTIAL);
       seq[t.name] = r;
       const added = t.name === 'direct' ? '' : ms(r.p50 - seq.direct!.p50);
-      console.log(`${t.name.padEnd(8)} ${r.rps.toFixed(0).padStart(8)} ${ms(r.p50)} ${ms(r.p99)}   ${added.padStart(8)}     ${ms(r.cpuPerCall)}`);
+      console.log(
+        `${t.name.padEnd(8)} ${r.rps.toFixed(0).padStart(8)} ${ms(r.p50)} ${ms(r.p99)}   ${added.padStart(8)}     ${ms(r.cpuPerCall)}`,
+      );
     }
     const added = seq.radar!.p50 - seq.direct!.p50;
     verdict(added < 0.3, `radar added p50 < 0.3 ms with limits and a budget on the key (${added.toFixed(3)} ms)`);
   }
   if (PHASES.has('slow')) {
     const slow = await slowReaders(radarPort, key, radar.pid!, SLOW_STREAMS, Math.max(10, SECONDS));
-    console.log(`\n${SLOW_STREAMS} concurrent slow-reading streams through radar (${slow.streaming} answered 200 and streamed; provider 80 KB/s each, readers ≤ 64 KiB/s)`);
-    console.log(`radar RSS: ${MB(slow.before)} before, peak ${MB(slow.peak)}, ${MB(slow.after)} after the clients left; clients read ${MB(slow.bytes)}`);
-    verdict(slow.peak < 300 * 1024 * 1024 && slow.streaming === SLOW_STREAMS, `RSS < 300 MB with ${SLOW_STREAMS} slow streams (${MB(slow.peak)}, ${slow.streaming} streaming)`);
+    console.log(
+      `\n${SLOW_STREAMS} concurrent slow-reading streams through radar (${slow.streaming} answered 200 and streamed; provider 80 KB/s each, readers ≤ 64 KiB/s)`,
+    );
+    console.log(
+      `radar RSS: ${MB(slow.before)} before, peak ${MB(slow.peak)}, ${MB(slow.after)} after the clients left; clients read ${MB(slow.bytes)}`,
+    );
+    verdict(
+      slow.peak < 300 * 1024 * 1024 && slow.streaming === SLOW_STREAMS,
+      `RSS < 300 MB with ${SLOW_STREAMS} slow streams (${MB(slow.peak)}, ${slow.streaming} streaming)`,
+    );
   }
   if (verdicts.length) console.log(`\ntargets:\n  ${verdicts.join('\n  ')}`);
 }

@@ -55,7 +55,10 @@ describe('the console', () => {
     assert.equal(js.headers.get('cache-control'), 'public, max-age=31536000, immutable');
     assert.equal(js.headers.get('content-encoding'), 'gzip');
     assert.equal((await fetch(`${app.url}/assets/missing.js`)).status, 404);
-    assert.equal((await fetch(`${app.url}/api/v1/nothing`)).headers.get('content-type'), 'application/problem+json; charset=utf-8');
+    assert.equal(
+      (await fetch(`${app.url}/api/v1/nothing`)).headers.get('content-type'),
+      'application/problem+json; charset=utf-8',
+    );
   });
 
   test('first run: the setup link creates the platform admin and logs in', async () => {
@@ -91,7 +94,10 @@ describe('the console', () => {
   test('review queue: the admin approves the site with its details shown', async () => {
     await page.getByRole('link', { name: 'Review queue' }).click();
     await page.getByText('https://acme.example').waitFor();
-    assert.equal(await page.getByRole('link', { name: 'https://acme.example' }).getAttribute('rel'), 'noopener noreferrer');
+    assert.equal(
+      await page.getByRole('link', { name: 'https://acme.example' }).getAttribute('rel'),
+      'noopener noreferrer',
+    );
     await checkPage(page, errors, 'review-queue');
     await page.getByRole('button', { name: 'Approve Acme <b>Writer</b>' }).click();
     await page.getByText('Nothing to review.').waitFor();
@@ -139,15 +145,26 @@ describe('the console', () => {
   test('analytics: numbers ingested through the API appear in the figures, chart and tables; the URL keeps the view', async () => {
     await ingestActivity(app.url, siteId, ingestSecret, productActivity(40));
     await waitForRollups(app, siteId);
-    const expected = await call(app.url, 'GET', `/api/v1/sites/${siteId}/analytics/overview?tz=Asia/Shanghai`, { session });
+    const expected = await call(app.url, 'GET', `/api/v1/sites/${siteId}/analytics/overview?tz=Asia/Shanghai`, {
+      session,
+    });
     assert.ok(expected.body.data.visits > 0);
     await page.getByRole('link', { name: 'Analytics' }).click();
     await page.getByTestId('fig-visits').getByText(expected.body.data.visits.toLocaleString('en-US')).waitFor();
     await page.getByTestId('fig-receipts').getByText('€').waitFor();
     await page.locator('.chart canvas').waitFor();
-    await page.getByTestId('freshness').getByText(/As of \d\d:\d\d:\d\d, 0 hours pending/).waitFor();
-    await page.getByRole('row', { name: /^events/ }).getByText(/of 30$/).waitFor();
-    await page.getByRole('table', { name: 'Channels' }).getByRole('row', { name: /^social/ }).waitFor();
+    await page
+      .getByTestId('freshness')
+      .getByText(/As of \d\d:\d\d:\d\d, 0 hours pending/)
+      .waitFor();
+    await page
+      .getByRole('row', { name: /^events/ })
+      .getByText(/of 30$/)
+      .waitFor();
+    await page
+      .getByRole('table', { name: 'Channels' })
+      .getByRole('row', { name: /^social/ })
+      .waitFor();
     await checkPage(page, errors, 'analytics');
 
     await page.getByLabel('Range').selectOption('7d');
@@ -163,14 +180,29 @@ describe('the console', () => {
     await page.getByLabel(/^From/).fill('2026-01-01T10:15');
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.waitForURL(/from=2026-01-01T10%3A15/);
-    await page.getByTestId('freshness').getByText(/1 Jan 2026, 10:15/).waitFor();
+    await page
+      .getByTestId('freshness')
+      .getByText(/1 Jan 2026, 10:15/)
+      .waitFor();
     await checkPage(page, errors, 'analytics-custom');
   });
 
   test('ingest: recent batches, and every reason of a rejected one', async () => {
     const stale = await call(app.url, 'POST', `/api/v1/sites/${siteId}/ingest/events`, {
       bearer: ingestSecret,
-      body: { schema_version: 'events.v1', batch_id: 'late-fix', records: [{ source: 'site_backend', event_id: 'visit_0_0', revision: 1, event_type: 'visit', occurred_at: '2026-01-01T00:00:00Z' }] },
+      body: {
+        schema_version: 'events.v1',
+        batch_id: 'late-fix',
+        records: [
+          {
+            source: 'site_backend',
+            event_id: 'visit_0_0',
+            revision: 1,
+            event_type: 'visit',
+            occurred_at: '2026-01-01T00:00:00Z',
+          },
+        ],
+      },
     });
     assert.equal(stale.status, 409, stale.text);
     await page.getByRole('link', { name: 'Ingest' }).click();
@@ -221,19 +253,39 @@ describe('the console', () => {
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.getByRole('heading', { name: 'Log in to Radar' }).waitFor();
     assert.equal(await sessionCookie(), undefined);
-    session = (await call(app.url, 'POST', '/api/v1/auth/login', { body: ADMIN })).headers.get('set-cookie')!.match(/__Host-radar_session=([^;]+)/)![1]!;
+    session = (await call(app.url, 'POST', '/api/v1/auth/login', { body: ADMIN })).headers
+      .get('set-cookie')!
+      .match(/__Host-radar_session=([^;]+)/)![1]!;
   });
 
   test('works on a 360-px-wide phone: analytics without sideways scrolling of the page', async () => {
-    const phone = await chromium.browser.newContext({ viewport: { width: 360, height: 740 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    const phone = await chromium.browser.newContext({
+      viewport: { width: 360, height: 740 },
+      deviceScaleFactor: 2,
+      isMobile: true,
+      hasTouch: true,
+    });
     try {
       const u = new URL(app.url);
-      await phone.addCookies([{ name: '__Host-radar_session', value: session, domain: u.hostname, path: '/', secure: true, httpOnly: true, sameSite: 'Lax' }]);
+      await phone.addCookies([
+        {
+          name: '__Host-radar_session',
+          value: session,
+          domain: u.hostname,
+          path: '/',
+          secure: true,
+          httpOnly: true,
+          sameSite: 'Lax',
+        },
+      ]);
       const { page: mobile, errors: mobileErrors } = await openPage(phone);
       await mobile.goto(`${app.url}/sites/${siteId}/analytics?range=30d&tz=Asia%2FShanghai&interval=day`);
       await mobile.getByTestId('fig-visits').waitFor();
       await mobile.locator('.chart canvas').waitFor();
-      assert.ok(await mobile.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1), 'no sideways scrolling');
+      assert.ok(
+        await mobile.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1),
+        'no sideways scrolling',
+      );
       await mobile.screenshot({ path: join(SCREENSHOTS, 'analytics-phone-first-screen.png') });
       await checkPage(mobile, mobileErrors, 'analytics-phone');
     } finally {

@@ -33,10 +33,22 @@ describe('401: no, bad, expired or revoked login or credential', () => {
   });
 
   test('malformed Authorization, unknown prefix, unknown secret, unknown session', async () => {
-    assert.deepEqual(await status(app.url, 'GET', '/api/v1/me', { headers: { authorization: 'Basic abc' } }), { status: 401, code: 'unauthenticated' });
-    assert.deepEqual(await status(app.url, 'GET', '/api/v1/me', { bearer: 'sk-not-ours' }), { status: 401, code: 'unauthenticated' });
-    assert.deepEqual(await status(app.url, 'GET', '/api/v1/me', { bearer: 'rdr_read_' + 'A'.repeat(43) }), { status: 401, code: 'unauthenticated' });
-    assert.deepEqual(await status(app.url, 'GET', '/api/v1/me', { session: 'forged-token' }), { status: 401, code: 'unauthenticated' });
+    assert.deepEqual(await status(app.url, 'GET', '/api/v1/me', { headers: { authorization: 'Basic abc' } }), {
+      status: 401,
+      code: 'unauthenticated',
+    });
+    assert.deepEqual(await status(app.url, 'GET', '/api/v1/me', { bearer: 'sk-not-ours' }), {
+      status: 401,
+      code: 'unauthenticated',
+    });
+    assert.deepEqual(await status(app.url, 'GET', '/api/v1/me', { bearer: 'rdr_read_' + 'A'.repeat(43) }), {
+      status: 401,
+      code: 'unauthenticated',
+    });
+    assert.deepEqual(await status(app.url, 'GET', '/api/v1/me', { session: 'forged-token' }), {
+      status: 401,
+      code: 'unauthenticated',
+    });
   });
 
   test('a read secret relabelled as ingest is unknown', async () => {
@@ -49,7 +61,9 @@ describe('401: no, bad, expired or revoked login or credential', () => {
   test('an expired credential is refused', async () => {
     const secret = await createCredential(app.url, alice, aliceSite, 'read', ['account:read'], { expiresInDays: 1 });
     assert.equal((await call(app.url, 'GET', '/api/v1/me', { bearer: secret })).status, 200);
-    await app.db.none("UPDATE credentials SET expires_at = now() - interval '1 second' WHERE prefix = $1", [secret.slice(0, 12)]);
+    await app.db.none("UPDATE credentials SET expires_at = now() - interval '1 second' WHERE prefix = $1", [
+      secret.slice(0, 12),
+    ]);
     const r = await call(app.url, 'GET', '/api/v1/me', { bearer: secret });
     assert.equal(r.status, 401);
     assert.match(r.body.detail, /expired/);
@@ -59,7 +73,9 @@ describe('401: no, bad, expired or revoked login or credential', () => {
     const secret = await createCredential(app.url, alice, aliceSite, 'read', ['account:read']);
     const list = await call(app.url, 'GET', `/api/v1/sites/${aliceSite}/credentials`, { session: alice.session });
     const id = list.body.data.find((c: any) => c.prefix === secret.slice(0, 12)).id;
-    const del = await call(app.url, 'DELETE', `/api/v1/sites/${aliceSite}/credentials/${id}`, { session: alice.session });
+    const del = await call(app.url, 'DELETE', `/api/v1/sites/${aliceSite}/credentials/${id}`, {
+      session: alice.session,
+    });
     assert.equal(del.status, 200);
     assert.ok(del.body.revokedAt);
     const r = await call(app.url, 'GET', '/api/v1/me', { bearer: secret });
@@ -85,14 +101,21 @@ describe('the Origin rule for sessions', () => {
   });
 
   test('a foreign Origin is 403', async () => {
-    const r = await call(app.url, 'POST', '/api/v1/me/sites', { session: alice.session, origin: 'https://evil.example', body });
+    const r = await call(app.url, 'POST', '/api/v1/me/sites', {
+      session: alice.session,
+      origin: 'https://evil.example',
+      body,
+    });
     assert.equal(r.status, 403);
     assert.equal(r.body.code, 'origin_mismatch');
   });
 
   test('the service origin passes; reads need no Origin', async () => {
     assert.equal((await call(app.url, 'POST', '/api/v1/me/sites', { session: alice.session, body })).status, 200);
-    assert.equal((await call(app.url, 'GET', '/api/v1/me/sites', { session: alice.session, origin: null })).status, 200);
+    assert.equal(
+      (await call(app.url, 'GET', '/api/v1/me/sites', { session: alice.session, origin: null })).status,
+      200,
+    );
   });
 
   test('Bearer credentials need no Origin', async () => {
@@ -103,7 +126,9 @@ describe('the Origin rule for sessions', () => {
 
 describe('login and logout', () => {
   test('login sets the __Host- cookie with the required attributes, and the cookie works', async () => {
-    const r = await call(app.url, 'POST', '/api/v1/auth/login', { body: { email: alice.email.toUpperCase(), password: alice.password } });
+    const r = await call(app.url, 'POST', '/api/v1/auth/login', {
+      body: { email: alice.email.toUpperCase(), password: alice.password },
+    });
     assert.equal(r.status, 200, r.text);
     const cookie = r.headers.get('set-cookie') ?? '';
     assert.match(cookie, /^__Host-radar_session=[\w-]{43}; /);
@@ -122,7 +147,10 @@ describe('login and logout', () => {
   });
 
   test('a wrong password or unknown email is 401 invalid_credentials', async () => {
-    for (const body of [{ email: alice.email, password: 'wrong-password' }, { email: 'nobody@example.com', password: 'whatever1' }]) {
+    for (const body of [
+      { email: alice.email, password: 'wrong-password' },
+      { email: 'nobody@example.com', password: 'whatever1' },
+    ]) {
       const r = await call(app.url, 'POST', '/api/v1/auth/login', { body });
       assert.equal(r.status, 401);
       assert.equal(r.body.code, 'invalid_credentials');
@@ -136,21 +164,32 @@ describe('login and logout', () => {
   });
 
   test('login from a foreign Origin is refused', async () => {
-    const r = await call(app.url, 'POST', '/api/v1/auth/login', { headers: { origin: 'https://evil.example' }, body: { email: alice.email, password: alice.password } });
+    const r = await call(app.url, 'POST', '/api/v1/auth/login', {
+      headers: { origin: 'https://evil.example' },
+      body: { email: alice.email, password: alice.password },
+    });
     assert.equal(r.status, 403);
   });
 });
 
 describe('scopes and credential kinds', () => {
-  test('GET /me needs account:read; GET /me/sites lists only the credential\'s site', async () => {
-    await createSite(app.url, alice, { name: 'Second', websiteUrl: 'https://two.example', description: 'two', category: 'api' });
+  test("GET /me needs account:read; GET /me/sites lists only the credential's site", async () => {
+    await createSite(app.url, alice, {
+      name: 'Second',
+      websiteUrl: 'https://two.example',
+      description: 'two',
+      category: 'api',
+    });
     const noScope = await createCredential(app.url, alice, aliceSite, 'read', ['sites:read']);
     const r1 = await call(app.url, 'GET', '/api/v1/me', { bearer: noScope });
     assert.equal(r1.status, 403);
     assert.equal(r1.body.code, 'insufficient_scope');
     const sites = await call(app.url, 'GET', '/api/v1/me/sites', { bearer: noScope });
     assert.equal(sites.status, 200);
-    assert.deepEqual(sites.body.data.map((s: any) => s.id), [aliceSite]);
+    assert.deepEqual(
+      sites.body.data.map((s: any) => s.id),
+      [aliceSite],
+    );
     const all = await call(app.url, 'GET', '/api/v1/me/sites', { session: alice.session });
     assert.ok(all.body.data.length >= 2);
   });
@@ -160,7 +199,11 @@ describe('scopes and credential kinds', () => {
     const ingest = await createCredential(app.url, alice, aliceSite, 'ingest', ['ingest:events:write']);
     for (const bearer of [reader, ingest]) {
       for (const [method, path, body] of [
-        ['POST', '/api/v1/me/sites', { name: 'Nope', websiteUrl: 'https://n.example', description: 'no', category: 'chat' }],
+        [
+          'POST',
+          '/api/v1/me/sites',
+          { name: 'Nope', websiteUrl: 'https://n.example', description: 'no', category: 'chat' },
+        ],
         ['PATCH', `/api/v1/sites/${aliceSite}`, { name: 'Renamed' }],
         ['GET', `/api/v1/sites/${aliceSite}/credentials`, undefined],
         ['POST', `/api/v1/sites/${aliceSite}/credentials`, { name: 'x', kind: 'read', scopes: ['sites:read'] }],
@@ -178,7 +221,7 @@ describe('scopes and credential kinds', () => {
     assert.equal(r.body.code, 'insufficient_scope');
   });
 
-  test('a credential of an admin\'s site has no admin powers', async () => {
+  test("a credential of an admin's site has no admin powers", async () => {
     const admin = await createAccount(app.db, { admin: true });
     const adminSite = await createSite(app.url, admin);
     const secret = await createCredential(app.url, admin, adminSite, 'read', ['sites:read', 'account:read']);
@@ -186,22 +229,42 @@ describe('scopes and credential kinds', () => {
     assert.equal(me.body.admin, false);
     assert.equal((await call(app.url, 'GET', `/api/v1/sites/${bobSite}`, { bearer: secret })).status, 403);
     const listed = await call(app.url, 'GET', '/api/v1/me/sites', { bearer: secret });
-    assert.deepEqual(listed.body.data.map((s: any) => s.id), [adminSite]);
+    assert.deepEqual(
+      listed.body.data.map((s: any) => s.id),
+      [adminSite],
+    );
     // The admin's own session does see every site.
     assert.equal((await call(app.url, 'GET', `/api/v1/sites/${bobSite}`, { session: admin.session })).status, 200);
   });
 });
 
 describe('cross-site isolation', () => {
-  test('a session cannot see or change another account\'s site: 403 like a missing one', async () => {
+  test("a session cannot see or change another account's site: 403 like a missing one", async () => {
     const foreign = await call(app.url, 'GET', `/api/v1/sites/${bobSite}`, { session: alice.session });
-    const missing = await call(app.url, 'GET', '/api/v1/sites/00000000-0000-4000-8000-000000000000', { session: alice.session });
+    const missing = await call(app.url, 'GET', '/api/v1/sites/00000000-0000-4000-8000-000000000000', {
+      session: alice.session,
+    });
     assert.equal(foreign.status, 403);
     assert.equal(missing.status, 403);
     assert.equal(foreign.body.code, missing.body.code);
-    assert.equal((await call(app.url, 'PATCH', `/api/v1/sites/${bobSite}`, { session: alice.session, body: { name: 'Hijack' } })).status, 403);
-    assert.equal((await call(app.url, 'GET', `/api/v1/sites/${bobSite}/credentials`, { session: alice.session })).status, 403);
-    assert.equal((await call(app.url, 'POST', `/api/v1/sites/${bobSite}/credentials`, { session: alice.session, body: { name: 'x', kind: 'read', scopes: ['sites:read'] } })).status, 403);
+    assert.equal(
+      (await call(app.url, 'PATCH', `/api/v1/sites/${bobSite}`, { session: alice.session, body: { name: 'Hijack' } }))
+        .status,
+      403,
+    );
+    assert.equal(
+      (await call(app.url, 'GET', `/api/v1/sites/${bobSite}/credentials`, { session: alice.session })).status,
+      403,
+    );
+    assert.equal(
+      (
+        await call(app.url, 'POST', `/api/v1/sites/${bobSite}/credentials`, {
+          session: alice.session,
+          body: { name: 'x', kind: 'read', scopes: ['sites:read'] },
+        })
+      ).status,
+      403,
+    );
     const bobView = await call(app.url, 'GET', `/api/v1/sites/${bobSite}`, { session: bob.session });
     assert.equal(bobView.body.name, 'Acme Writer');
   });

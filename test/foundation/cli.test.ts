@@ -32,7 +32,11 @@ test('migrate creates the database, applies each file once, and says so', async 
 });
 
 test('account create prints {id, email, admin}; a duplicate fails on stderr', async () => {
-  const r = await radar(['account', 'create', '--email', 'Owner@Example.com', '--name', 'Owner', '--password-stdin', '--admin'], env, 'correct horse battery\n');
+  const r = await radar(
+    ['account', 'create', '--email', 'Owner@Example.com', '--name', 'Owner', '--password-stdin', '--admin'],
+    env,
+    'correct horse battery\n',
+  );
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(Object.keys(r.json).sort(), ['admin', 'email', 'id']);
   assert.equal(r.json.admin, true);
@@ -84,7 +88,10 @@ test('site review records the admin decision; bad input fails clearly', async ()
     const bad = await radar(['site', 'review', '--site', site.id, '--decision', 'maybe'], env);
     assert.notEqual(bad.code, 0);
     assert.match(bad.stderr, /approved or rejected/);
-    const ghost = await radar(['site', 'review', '--site', '00000000-0000-4000-8000-000000000000', '--decision', 'rejected'], env);
+    const ghost = await radar(
+      ['site', 'review', '--site', '00000000-0000-4000-8000-000000000000', '--decision', 'rejected'],
+      env,
+    );
     assert.notEqual(ghost.code, 0);
   } finally {
     await db.$pool.end();

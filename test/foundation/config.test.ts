@@ -16,7 +16,12 @@ test('defaults follow CONTRACT §1', () => {
 });
 
 test('values are typed: numbers are numbers, flags are booleans, empty means unset', () => {
-  const c = parseConfig({ PORT: '9000', GEO_AUDIT_ALLOW_PRIVATE_HOSTS: '1', LOG_LEVEL: '', PUBLIC_ORIGIN: 'https://radar.example.com/' });
+  const c = parseConfig({
+    PORT: '9000',
+    GEO_AUDIT_ALLOW_PRIVATE_HOSTS: '1',
+    LOG_LEVEL: '',
+    PUBLIC_ORIGIN: 'https://radar.example.com/',
+  });
   assert.equal(c.PORT, 9000);
   assert.equal(c.GEO_AUDIT_ALLOW_PRIVATE_HOSTS, true);
   assert.equal(c.LOG_LEVEL, 'info');
@@ -33,10 +38,14 @@ test('a bad value is refused with the variable named', () => {
     ['INGEST_SYNC_WAIT_MS', '-1'],
     ['LOG_LEVEL', 'loud'],
   ] as const) {
-    assert.throws(() => parseConfig({ [name]: value }), (err: unknown) => {
-      assert.ok(err instanceof ConfigError);
-      assert.match(err.message, new RegExp(`${name}:`));
-      return true;
-    }, `${name}=${value}`);
+    assert.throws(
+      () => parseConfig({ [name]: value }),
+      (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        assert.match(err.message, new RegExp(`${name}:`));
+        return true;
+      },
+      `${name}=${value}`,
+    );
   }
 });

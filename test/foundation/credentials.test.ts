@@ -14,12 +14,17 @@ before(async () => {
 });
 after(() => app.close());
 
-const create = (body: unknown) => call(app.url, 'POST', `/api/v1/sites/${site}/credentials`, { session: owner.session, body });
+const create = (body: unknown) =>
+  call(app.url, 'POST', `/api/v1/sites/${site}/credentials`, { session: owner.session, body });
 const DAY = 86_400_000;
 
 describe('creating credentials', () => {
   test('the secret is shown once; the list shows metadata and the prefix only', async () => {
-    const r = await create({ name: 'Warehouse sync', kind: 'ingest', scopes: ['ingest:events:write', 'ingest:receipt:read'] });
+    const r = await create({
+      name: 'Warehouse sync',
+      kind: 'ingest',
+      scopes: ['ingest:events:write', 'ingest:receipt:read'],
+    });
     assert.equal(r.status, 200);
     assert.match(r.body.secret, /^rdr_ingest_[\w-]{43}$/);
     assert.equal(r.body.prefix, r.body.secret.slice(0, 12));
@@ -54,14 +59,23 @@ describe('creating credentials', () => {
     for (const b of bad) {
       const r = await create({ name: 'x', ...b });
       assert.equal(r.status, 400, JSON.stringify(b));
-      assert.deepEqual(r.body.errors.map((e: any) => e.path), ['/scopes/0']);
+      assert.deepEqual(
+        r.body.errors.map((e: any) => e.path),
+        ['/scopes/0'],
+      );
     }
   });
 
   test('every rule of spec 2.6 answers 400 with all violations', async () => {
     const r = await create({ name: '', kind: 'admin', scopes: [], expiresInDays: 0, extra: 1 });
     assert.equal(r.status, 400);
-    assert.deepEqual(r.body.errors.map((e: any) => e.path).sort(), ['/expiresInDays', '/extra', '/kind', '/name', '/scopes']);
+    assert.deepEqual(r.body.errors.map((e: any) => e.path).sort(), [
+      '/expiresInDays',
+      '/extra',
+      '/kind',
+      '/name',
+      '/scopes',
+    ]);
     const edges = [
       [{ expiresInDays: 366 }, '/expiresInDays'],
       [{ expiresInDays: 1.5 }, '/expiresInDays'],
@@ -73,18 +87,52 @@ describe('creating credentials', () => {
     for (const [change, path] of edges) {
       const e = await create({ name: 'x', kind: 'read', scopes: ['sites:read'], ...change });
       assert.equal(e.status, 400, JSON.stringify(change));
-      assert.ok(e.body.errors.some((x: any) => x.path === path), `${JSON.stringify(change)} → ${JSON.stringify(e.body.errors)}`);
+      assert.ok(
+        e.body.errors.some((x: any) => x.path === path),
+        `${JSON.stringify(change)} → ${JSON.stringify(e.body.errors)}`,
+      );
     }
-    const all25 = ['account:read', 'account:billing:read', 'sites:read', 'submissions:read', 'referrals:read', 'analytics:read', 'customers:read', 'events:read', 'finance:read', 'monitoring:read', 'reports:read', 'actions:read', 'exports:read', 'geo:read', 'geo:evidence:read', 'geo:run'];
+    const all25 = [
+      'account:read',
+      'account:billing:read',
+      'sites:read',
+      'submissions:read',
+      'referrals:read',
+      'analytics:read',
+      'customers:read',
+      'events:read',
+      'finance:read',
+      'monitoring:read',
+      'reports:read',
+      'actions:read',
+      'exports:read',
+      'geo:read',
+      'geo:evidence:read',
+      'geo:run',
+    ];
     assert.equal((await create({ name: 'all', kind: 'read', scopes: all25 })).status, 200);
   });
 
   test('revoking an unknown credential is 404; revoking twice keeps the first time', async () => {
-    assert.equal((await call(app.url, 'DELETE', `/api/v1/sites/${site}/credentials/00000000-0000-4000-8000-000000000000`, { session: owner.session })).status, 404);
-    assert.equal((await call(app.url, 'DELETE', `/api/v1/sites/${site}/credentials/nope`, { session: owner.session })).status, 404);
+    assert.equal(
+      (
+        await call(app.url, 'DELETE', `/api/v1/sites/${site}/credentials/00000000-0000-4000-8000-000000000000`, {
+          session: owner.session,
+        })
+      ).status,
+      404,
+    );
+    assert.equal(
+      (await call(app.url, 'DELETE', `/api/v1/sites/${site}/credentials/nope`, { session: owner.session })).status,
+      404,
+    );
     const c = await create({ name: 'temp', kind: 'read', scopes: ['sites:read'] });
-    const first = await call(app.url, 'DELETE', `/api/v1/sites/${site}/credentials/${c.body.id}`, { session: owner.session });
-    const second = await call(app.url, 'DELETE', `/api/v1/sites/${site}/credentials/${c.body.id}`, { session: owner.session });
+    const first = await call(app.url, 'DELETE', `/api/v1/sites/${site}/credentials/${c.body.id}`, {
+      session: owner.session,
+    });
+    const second = await call(app.url, 'DELETE', `/api/v1/sites/${site}/credentials/${c.body.id}`, {
+      session: owner.session,
+    });
     assert.equal(first.body.revokedAt, second.body.revokedAt);
   });
 });

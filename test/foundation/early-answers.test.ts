@@ -97,7 +97,10 @@ const PIECE = 256 * 1024;
 /** node:http, as axios and most SDKs use it: any socket error before the answer is a failure. */
 function viaNodeHttp(e: Early, body: Buffer, chunked = false): Promise<{ status: number; body: any }> {
   return new Promise((resolve, reject) => {
-    const headers = { ...e.headers(), ...(chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(body.length) }) };
+    const headers = {
+      ...e.headers(),
+      ...(chunked ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(body.length) }),
+    };
     const req = http.request(app.url + e.path, { method: e.method, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
@@ -117,7 +120,11 @@ function viaNodeHttp(e: Early, body: Buffer, chunked = false): Promise<{ status:
 
 async function viaUndici(e: Early, body: Buffer): Promise<{ status: number; body: any }> {
   const headers = { ...e.headers(), 'content-length': String(body.length) };
-  const res = await undiciRequest(app.url + e.path, { method: e.method as 'POST', headers, body: Readable.from(paced(body)) });
+  const res = await undiciRequest(app.url + e.path, {
+    method: e.method as 'POST',
+    headers,
+    body: Readable.from(paced(body)),
+  });
   return { status: res.statusCode, body: await res.body.json() };
 }
 
@@ -125,7 +132,18 @@ async function viaCurl(e: Early, body: Buffer): Promise<{ status: number; body: 
   const file = join(dir, `${e.status}.json`);
   await writeFile(file, body);
   // --limit-rate paces the upload too.
-  const args = ['-sS', '--limit-rate', '16M', '-X', e.method, '--data-binary', `@${file}`, '-w', '\n%{http_code}', app.url + e.path];
+  const args = [
+    '-sS',
+    '--limit-rate',
+    '16M',
+    '-X',
+    e.method,
+    '--data-binary',
+    `@${file}`,
+    '-w',
+    '\n%{http_code}',
+    app.url + e.path,
+  ];
   for (const [k, v] of Object.entries(e.headers())) args.push('-H', `${k}: ${v}`);
   const out = await new Promise<string>((resolve, reject) => {
     const child = spawn('curl', args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -143,7 +161,11 @@ async function viaCurl(e: Early, body: Buffer): Promise<{ status: number; body: 
 for (const e of EARLY) {
   test(`early answer readable by node:http, undici and curl: ${e.name}`, async () => {
     const body = Buffer.alloc(e.size, 0x20);
-    for (const [client, send] of [['node:http', viaNodeHttp], ['undici', viaUndici], ['curl', viaCurl]] as const) {
+    for (const [client, send] of [
+      ['node:http', viaNodeHttp],
+      ['undici', viaUndici],
+      ['curl', viaCurl],
+    ] as const) {
       const r = await send(e, body);
       assert.equal(r.status, e.status, `${client}: ${JSON.stringify(r.body)}`);
       assert.equal(errorCode(r.body), e.code, client);

@@ -28,7 +28,10 @@ function upOnFreshMachine(cwd: string): Promise<string> {
     node -e "require('net').connect(63799,'127.0.0.1').on('connect',()=>console.log('REDIS: up')).on('error',()=>console.log('REDIS: down'))"
   `;
   return new Promise<string>((resolve, reject) => {
-    const child = spawn('unshare', ['-n', 'sh', '-c', script], { cwd, env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn' } });
+    const child = spawn('unshare', ['-n', 'sh', '-c', script], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn' },
+    });
     let text = '';
     child.stdout.on('data', (d) => (text += d));
     child.stderr.on('data', (d) => (text += d));
@@ -44,7 +47,9 @@ function assertRanAndStopped(out: string): void {
   assert.match(out, /REDIS: down/, 'the private Redis is stopped with Radar');
 }
 
-test('`radar up` with no services around starts private PostgreSQL and Redis under .radar/ and stops them', { skip }, async () => {
+test('`radar up` with no services around starts private PostgreSQL and Redis under .radar/ and stops them', {
+  skip,
+}, async () => {
   const cwd = mkdtempSync(path.join(tmpdir(), 'radar-fresh-'));
   chmodSync(cwd, 0o755); // a checkout the postgres user can enter
   try {
@@ -55,7 +60,9 @@ test('`radar up` with no services around starts private PostgreSQL and Redis und
   }
 });
 
-test('as root, `radar up` starts in a checkout the postgres user cannot enter, and says where the data went', { skip }, async () => {
+test('as root, `radar up` starts in a checkout the postgres user cannot enter, and says where the data went', {
+  skip,
+}, async () => {
   // What a newcomer on a fresh VM does: clone in /root, or here in a `mktemp -d` folder (0700).
   const outer = mkdtempSync(path.join(tmpdir(), 'radar-closed-'));
   const cwd = path.join(outer, 'radar');

@@ -71,7 +71,11 @@ test('unknown path: 404 problem; wrong method: 405 with Allow', async () => {
 
 test('malformed JSON is 400 invalid_json, not 500', async () => {
   for (const raw of ['{"name": ', 'not json', '']) {
-    const r = await call(app.url, 'POST', '/api/v1/me/sites', { session: owner.session, raw, headers: { 'content-type': 'application/json' } });
+    const r = await call(app.url, 'POST', '/api/v1/me/sites', {
+      session: owner.session,
+      raw,
+      headers: { 'content-type': 'application/json' },
+    });
     assertProblem(r, 400, 'invalid_json');
   }
 });
@@ -86,19 +90,33 @@ test('invalid UTF-8 in a body is 400 invalid_json', async () => {
 });
 
 test('a non-JSON content type is 415', async () => {
-  const r = await call(app.url, 'POST', '/api/v1/me/sites', { session: owner.session, raw: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const r = await call(app.url, 'POST', '/api/v1/me/sites', {
+    session: owner.session,
+    raw: 'name=x',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   assertProblem(r, 415, 'unsupported_media_type');
 });
 
 test('a body over 5 MiB is 413, whether declared or streamed', async () => {
   const big = Buffer.alloc(5 * 1024 * 1024 + 1, 0x20);
-  assertProblem(await call(app.url, 'POST', '/api/v1/me/sites', { session: owner.session, raw: big, headers: { 'content-type': 'application/json' } }), 413, 'payload_too_large');
+  assertProblem(
+    await call(app.url, 'POST', '/api/v1/me/sites', {
+      session: owner.session,
+      raw: big,
+      headers: { 'content-type': 'application/json' },
+    }),
+    413,
+    'payload_too_large',
+  );
 
   // Chunked upload without Content-Length: the cap must hold while reading.
   const port = Number(new URL(app.url).port);
   const answer = await new Promise<string>((resolve, reject) => {
     const sock = net.connect(port, '127.0.0.1', () => {
-      sock.write(`POST /api/v1/me/sites HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nCookie: __Host-radar_session=${owner.session}\r\n\r\n`);
+      sock.write(
+        `POST /api/v1/me/sites HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nCookie: __Host-radar_session=${owner.session}\r\n\r\n`,
+      );
       const chunk = Buffer.alloc(1024 * 1024, 0x20);
       for (let i = 0; i < 6; i++) sock.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
       sock.write('0\r\n\r\n');
@@ -127,7 +145,10 @@ test('request headers over the limit get 431, on both surfaces', async () => {
   assert.equal(relay.status, 431);
   assert.equal(relay.body.error.code, 'headers_too_large');
   // Up to what uWS parses itself, an oversize is answered, never reset.
-  assert.equal((await call(app.url, 'GET', '/healthz', { headers: { cookie: `c=${'x'.repeat(96 * 1024)}` } })).status, 431);
+  assert.equal(
+    (await call(app.url, 'GET', '/healthz', { headers: { cookie: `c=${'x'.repeat(96 * 1024)}` } })).status,
+    431,
+  );
 });
 
 test("a browser's headers with many cookies and a long bearer token fit comfortably", async () => {
@@ -137,7 +158,8 @@ test("a browser's headers with many cookies and a long bearer token fit comforta
   for (let i = 0; cookies.join('; ').length < 20 * 1024; i++) cookies.push(`pref_${i}=${'v'.repeat(600)}`);
   const browser = {
     cookie: cookies.join('; '),
-    'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+    'user-agent':
+      'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
     accept: 'application/json, text/plain, */*',
     'accept-language': 'zh-CN,zh;q=0.9,en-US;q=0.8,en;q=0.7',
     'accept-encoding': 'gzip, deflate, br, zstd',
@@ -159,7 +181,11 @@ test("a browser's headers with many cookies and a long bearer token fit comforta
 
 test('a member given twice in one object is 400 invalid_json', async () => {
   const raw = '{"name":"Acme","websiteUrl":"https://a.example","description":"dd","category":"chat","name":"Other"}';
-  const r = await call(app.url, 'POST', '/api/v1/me/sites', { session: owner.session, raw, headers: { 'content-type': 'application/json' } });
+  const r = await call(app.url, 'POST', '/api/v1/me/sites', {
+    session: owner.session,
+    raw,
+    headers: { 'content-type': 'application/json' },
+  });
   assertProblem(r, 400, 'invalid_json');
   assert.match(r.body.detail, /"name" twice/);
 });
@@ -169,7 +195,9 @@ test('a stalled request body is cut off with 408', async () => {
   try {
     const sock = net.connect(Number(new URL(stalled.url).port), '127.0.0.1');
     await new Promise((r) => sock.once('connect', r));
-    sock.write('POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"email":');
+    sock.write(
+      'POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"email":',
+    );
     let answer = '';
     sock.on('data', (d) => (answer += d));
     const started = Date.now();

@@ -39,7 +39,9 @@ test('SIGTERM on `radar serve` stops accepting, finishes the in-flight request, 
     const sock = net.connect(port, '127.0.0.1');
     await new Promise((r) => sock.once('connect', r));
     const body = JSON.stringify({ email: 'nobody@example.com', password: 'secret-password' });
-    sock.write(`POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`);
+    sock.write(
+      `POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
+    );
     let answer = '';
     sock.on('data', (d) => (answer += d));
     const closed = new Promise((r) => sock.once('close', r));
@@ -52,7 +54,10 @@ test('SIGTERM on `radar serve` stops accepting, finishes the in-flight request, 
     while (!refused && Date.now() < deadline) {
       refused = await new Promise<boolean>((resolve) => {
         const probe = net.connect(port, '127.0.0.1');
-        probe.once('connect', () => { probe.destroy(); resolve(false); });
+        probe.once('connect', () => {
+          probe.destroy();
+          resolve(false);
+        });
         probe.once('error', () => resolve(true));
       });
       if (!refused) await new Promise((r) => setTimeout(r, 50));
@@ -89,11 +94,18 @@ test('`radar up` migrates, runs the front door and a worker, and stops them all 
     await waitForHttp(`http://127.0.0.1:${port}/readyz`, 30_000);
     const db = createDb({ url: fresh.toString(), poolSize: 1, applicationName: 'radar-test' });
     const applied = await db.any('SELECT name FROM schema_migrations').finally(() => db.$pool.end());
-    assert.ok(applied.some((r) => r.name === '0001_foundation.sql'), 'the new database was migrated');
+    assert.ok(
+      applied.some((r) => r.name === '0001_foundation.sql'),
+      'the new database was migrated',
+    );
     // No admin in the new database: the first-run link is printed, and it creates one.
     const link = new RegExp(`http://127\\.0\\.0\\.1:${port}/setup#token=([\\w-]{43})`).exec(stderr);
     assert.ok(link, `setup link printed: ${stderr}`);
-    const setup = await fetch(`http://127.0.0.1:${port}/api/v1/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token: link[1], email: 'first@example.com', password: 'first admin pw' }) });
+    const setup = await fetch(`http://127.0.0.1:${port}/api/v1/setup`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token: link[1], email: 'first@example.com', password: 'first admin pw' }),
+    });
     assert.equal(setup.status, 200, await setup.clone().text());
     assert.equal((await setup.json()).account.admin, true);
     child.kill('SIGTERM');
@@ -116,7 +128,10 @@ test('children of `radar up` shut down by themselves when the supervisor is kill
     const deadline = Date.now() + 15_000;
     let gone = false;
     while (!gone && Date.now() < deadline) {
-      gone = await fetch(`http://127.0.0.1:${port}/healthz`).then(() => false, () => true);
+      gone = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+        () => false,
+        () => true,
+      );
       if (!gone) await new Promise((r) => setTimeout(r, 100));
     }
     assert.ok(gone, 'the orphaned front door stopped');

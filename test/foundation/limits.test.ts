@@ -15,7 +15,8 @@ before(async () => {
 });
 after(() => app.close());
 
-const records = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => sampleRecord('events', `${prefix}_${i}`));
+const records = (prefix: string, n: number) =>
+  Array.from({ length: n }, (_, i) => sampleRecord('events', `${prefix}_${i}`));
 
 /**
  * Leaves the token bucket `key` as a minute of load at `perMinute` would: empty, just now. The
@@ -38,7 +39,7 @@ test('limits are off by default', () => {
 test('by default a load beyond the old limits is not refused', async () => {
   const site = await ingestSite(app);
   const reader = await createCredential(app.url, site.account, site.siteId, 'read', ['sites:read']);
-  const credential = await app.db.one("SELECT id FROM credentials WHERE prefix = $1", [reader.slice(0, 12)]);
+  const credential = await app.db.one('SELECT id FROM credentials WHERE prefix = $1', [reader.slice(0, 12)]);
   await spent(`credential:${credential.id}`);
   const read = await call(app.url, 'GET', `/api/v1/sites/${site.siteId}`, { bearer: reader });
   assert.equal(read.status, 200, read.text);
@@ -55,15 +56,23 @@ test("the platform admin sets a site's limits; its credentials and ingest then g
   const path = `/api/v1/sites/${site.siteId}/limits`;
   const before = await call(app.url, 'GET', path, { session: admin.session });
   assert.equal(before.status, 200, before.text);
-  assert.deepEqual(before.body, { ingestRecordsPerMinute: null, credentialRequestsPerMinute: null, effective: { ingestRecordsPerMinute: 0, credentialRequestsPerMinute: 0 } });
+  assert.deepEqual(before.body, {
+    ingestRecordsPerMinute: null,
+    credentialRequestsPerMinute: null,
+    effective: { ingestRecordsPerMinute: 0, credentialRequestsPerMinute: 0 },
+  });
 
-  const set = await call(app.url, 'PUT', path, { session: admin.session, body: { ingestRecordsPerMinute: 600, credentialRequestsPerMinute: 2 } });
+  const set = await call(app.url, 'PUT', path, {
+    session: admin.session,
+    body: { ingestRecordsPerMinute: 600, credentialRequestsPerMinute: 2 },
+  });
   assert.equal(set.status, 200, set.text);
   assert.deepEqual(set.body.effective, { ingestRecordsPerMinute: 600, credentialRequestsPerMinute: 2 });
   assert.deepEqual((await call(app.url, 'GET', path, { session: admin.session })).body, set.body);
 
   const reader = await createCredential(app.url, site.account, site.siteId, 'read', ['sites:read']);
-  for (let i = 0; i < 2; i++) assert.equal((await call(app.url, 'GET', `/api/v1/sites/${site.siteId}`, { bearer: reader })).status, 200);
+  for (let i = 0; i < 2; i++)
+    assert.equal((await call(app.url, 'GET', `/api/v1/sites/${site.siteId}`, { bearer: reader })).status, 200);
   const limited = await call(app.url, 'GET', `/api/v1/sites/${site.siteId}`, { bearer: reader });
   assert.equal(limited.status, 429);
   assert.equal(limited.body.code, 'rate_limited');
@@ -77,7 +86,10 @@ test("the platform admin sets a site's limits; its credentials and ingest then g
   assert.ok(Number(second.headers.get('retry-after')) >= 1);
 
   // Back to the server default (off): the site's next batch passes.
-  await call(app.url, 'PUT', path, { session: admin.session, body: { ingestRecordsPerMinute: null, credentialRequestsPerMinute: null } });
+  await call(app.url, 'PUT', path, {
+    session: admin.session,
+    body: { ingestRecordsPerMinute: null, credentialRequestsPerMinute: null },
+  });
   assert.equal((await postBatch(app, site, 'events', batch('events', 'limited-3', records('d', 500)))).status, 200);
 });
 
@@ -90,16 +102,29 @@ test("only the platform admin reads or sets a site's limits, with values checked
   assert.equal(owner.body.code, 'admin_required');
   assert.equal((await call(app.url, 'GET', path, { session: site.account.session })).status, 403);
   assert.equal((await call(app.url, 'GET', path, { bearer: site.readKey })).status, 403);
-  const bad = await call(app.url, 'PUT', path, { session: admin.session, body: { ingestRecordsPerMinute: -1, credentialRequestsPerMinute: 1.5 } });
+  const bad = await call(app.url, 'PUT', path, {
+    session: admin.session,
+    body: { ingestRecordsPerMinute: -1, credentialRequestsPerMinute: 1.5 },
+  });
   assert.equal(bad.status, 400);
-  assert.deepEqual(bad.body.errors.map((e: any) => e.path).sort(), ['/credentialRequestsPerMinute', '/ingestRecordsPerMinute']);
+  assert.deepEqual(bad.body.errors.map((e: any) => e.path).sort(), [
+    '/credentialRequestsPerMinute',
+    '/ingestRecordsPerMinute',
+  ]);
 });
 
 test("a credential's own limit wins over its site's, and is listed with it", async () => {
   const site = await ingestSite(app);
-  await call(app.url, 'PUT', `/api/v1/sites/${site.siteId}/limits`, { session: admin.session, body: { ingestRecordsPerMinute: null, credentialRequestsPerMinute: 100 } });
-  const strict = await createCredential(app.url, site.account, site.siteId, 'read', ['sites:read'], { requestsPerMinute: 1 });
-  const free = await createCredential(app.url, site.account, site.siteId, 'read', ['sites:read'], { requestsPerMinute: 0 });
+  await call(app.url, 'PUT', `/api/v1/sites/${site.siteId}/limits`, {
+    session: admin.session,
+    body: { ingestRecordsPerMinute: null, credentialRequestsPerMinute: 100 },
+  });
+  const strict = await createCredential(app.url, site.account, site.siteId, 'read', ['sites:read'], {
+    requestsPerMinute: 1,
+  });
+  const free = await createCredential(app.url, site.account, site.siteId, 'read', ['sites:read'], {
+    requestsPerMinute: 0,
+  });
   const get = (bearer: string) => call(app.url, 'GET', `/api/v1/sites/${site.siteId}`, { bearer });
   assert.equal((await get(strict)).status, 200);
   const limited = await get(strict);
@@ -112,11 +137,16 @@ test("a credential's own limit wins over its site's, and is listed with it", asy
   assert.equal(open.status, 200, open.text);
   assert.equal(open.headers.get('ratelimit-limit'), null);
 
-  const listed = await call(app.url, 'GET', `/api/v1/sites/${site.siteId}/credentials`, { session: site.account.session });
+  const listed = await call(app.url, 'GET', `/api/v1/sites/${site.siteId}/credentials`, {
+    session: site.account.session,
+  });
   assert.equal(listed.status, 200, listed.text);
   const limits = Object.fromEntries(listed.body.data.map((c: any) => [c.prefix, c.requestsPerMinute]));
   assert.equal(limits[strict.slice(0, 12)], 1);
   assert.equal(limits[free.slice(0, 12)], 0);
-  const bad = await call(app.url, 'POST', `/api/v1/sites/${site.siteId}/credentials`, { session: site.account.session, body: { name: 'x', kind: 'read', scopes: ['sites:read'], requestsPerMinute: -1 } });
+  const bad = await call(app.url, 'POST', `/api/v1/sites/${site.siteId}/credentials`, {
+    session: site.account.session,
+    body: { name: 'x', kind: 'read', scopes: ['sites:read'], requestsPerMinute: -1 },
+  });
   assert.equal(bad.status, 400);
 });

@@ -34,7 +34,10 @@ test('request log lines carry the request id, site and credential ids, and never
   const site = await createSite(url, owner);
   const secret = await createCredential(url, owner, site, 'read', ['sites:read']);
   lines.length = 0;
-  const r = await call(url, 'GET', `/api/v1/sites/${site}`, { bearer: secret, headers: { 'x-request-id': 'trace-42' } });
+  const r = await call(url, 'GET', `/api/v1/sites/${site}`, {
+    bearer: secret,
+    headers: { 'x-request-id': 'trace-42' },
+  });
   assert.equal(r.status, 200);
   const line = lines.find((l) => l.reqId === 'trace-42' && l.msg === 'request');
   assert.ok(line, JSON.stringify(lines));

@@ -47,11 +47,22 @@ test('HTTP requests are counted by route pattern and status, with latency histog
   for (let i = 0; i < 3; i++) await call(app.url, 'GET', '/api/v1/me', { session: owner.session });
   await call(app.url, 'GET', '/api/v1/me');
   const text = await scrape();
-  assert.equal(sample(text, 'radar_http_requests_total', { route: '/api/v1/me', method: 'GET', status: '200' }), base + 3);
-  assert.ok((sample(text, 'radar_http_requests_total', { route: '/api/v1/me', method: 'GET', status: '401' }) ?? 0) >= 1);
-  assert.ok((sample(text, 'radar_http_request_duration_seconds_count', { route: '/api/v1/me', method: 'GET' }) ?? 0) >= base + 4);
+  assert.equal(
+    sample(text, 'radar_http_requests_total', { route: '/api/v1/me', method: 'GET', status: '200' }),
+    base + 3,
+  );
+  assert.ok(
+    (sample(text, 'radar_http_requests_total', { route: '/api/v1/me', method: 'GET', status: '401' }) ?? 0) >= 1,
+  );
+  assert.ok(
+    (sample(text, 'radar_http_request_duration_seconds_count', { route: '/api/v1/me', method: 'GET' }) ?? 0) >=
+      base + 4,
+  );
   await call(app.url, 'GET', '/api/v1/sites/5a1c3c1e-0000-4000-8000-000000000000/anything');
-  assert.ok((sample(await scrape(), 'radar_http_requests_total', { route: 'unmatched', status: '404' }) ?? 0) >= 1, 'raw paths never become labels');
+  assert.ok(
+    (sample(await scrape(), 'radar_http_requests_total', { route: 'unmatched', status: '404' }) ?? 0) >= 1,
+    'raw paths never become labels',
+  );
 });
 
 test('pool usage, queue depth, and job durations recorded in Redis as a histogram are exported', async () => {
@@ -60,28 +71,64 @@ test('pool usage, queue depth, and job durations recorded in Redis as a histogra
   const text = await scrape();
   assert.notEqual(sample(text, 'radar_pg_pool_connections', { state: 'total' }), null);
   assert.equal(sample(text, 'radar_queue_jobs', { queue: 'ingest', state: 'waiting' }), 0);
-  assert.equal(sample(text, 'radar_job_duration_seconds_bucket', { queue: 'ingest', status: 'completed', le: '0.05' }), 1);
-  assert.equal(sample(text, 'radar_job_duration_seconds_bucket', { queue: 'ingest', status: 'completed', le: '+Inf' }), 2);
+  assert.equal(
+    sample(text, 'radar_job_duration_seconds_bucket', { queue: 'ingest', status: 'completed', le: '0.05' }),
+    1,
+  );
+  assert.equal(
+    sample(text, 'radar_job_duration_seconds_bucket', { queue: 'ingest', status: 'completed', le: '+Inf' }),
+    2,
+  );
   assert.equal(sample(text, 'radar_job_duration_seconds_count', { queue: 'ingest', status: 'completed' }), 2);
-  assert.ok(Math.abs(sample(text, 'radar_job_duration_seconds_sum', { queue: 'ingest', status: 'completed' })! - 3.03) < 1e-9);
+  assert.ok(
+    Math.abs(sample(text, 'radar_job_duration_seconds_sum', { queue: 'ingest', status: 'completed' })! - 3.03) < 1e-9,
+  );
 });
 
 test('the front door exports the durations of the jobs every worker process ran', async () => {
   const key = newRelayKey();
-  const { id: keyId } = await insertKey(app.db, { ...NO_KEY_SETTINGS, name: 'metrics', keyHash: hashSecret(key), prefix: key.slice(0, 10), models: ['*'], accountId: null, group: 'default' });
-  const row = () => ({
-    id: randomUUID(), at: new Date().toISOString(), request_id: 'r', key_id: keyId, model: 'm', channel_id: null, endpoint: 'chat' as const,
-    stream: false, status: 200, input_tokens: 1, output_tokens: 1, cached_tokens: null, reasoning_tokens: null, ttfb_ms: 1, duration_ms: 2,
-    cost_nanos: null, currency: null, unpriced: false,
+  const { id: keyId } = await insertKey(app.db, {
+    ...NO_KEY_SETTINGS,
+    name: 'metrics',
+    keyHash: hashSecret(key),
+    prefix: key.slice(0, 10),
+    models: ['*'],
+    accountId: null,
+    group: 'default',
   });
-  const completed = async () => sample(await scrape(), 'radar_job_duration_seconds_count', { queue: USAGE_QUEUE, status: 'completed' }) ?? 0;
+  const row = () => ({
+    id: randomUUID(),
+    at: new Date().toISOString(),
+    request_id: 'r',
+    key_id: keyId,
+    model: 'm',
+    channel_id: null,
+    endpoint: 'chat' as const,
+    stream: false,
+    status: 200,
+    input_tokens: 1,
+    output_tokens: 1,
+    cached_tokens: null,
+    reasoning_tokens: null,
+    ttfb_ms: 1,
+    duration_ms: 2,
+    cost_nanos: null,
+    currency: null,
+    unpriced: false,
+  });
+  const completed = async () =>
+    sample(await scrape(), 'radar_job_duration_seconds_count', { queue: USAGE_QUEUE, status: 'completed' }) ?? 0;
   // Two worker processes one after the other, so each one's jobs are its own.
   for (const jobs of [2, 3]) {
     const before = await completed();
     const workers = await startWorkers(app.config, [USAGE_QUEUE]);
     try {
       for (let i = 0; i < jobs; i++) await enqueue(app.door.app.queues, JOBS.usageCalls, { rows: [row()] });
-      await eventually(async () => ((await completed()) === before + jobs ? true : undefined), 20_000, `${jobs} usage jobs timed`);
+      await eventually(
+        async () => ((await completed()) === before + jobs ? true : undefined),
+        20_000,
+        `${jobs} usage jobs timed`,
+      );
     } finally {
       await workers.close();
     }

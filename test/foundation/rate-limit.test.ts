@@ -40,5 +40,6 @@ test('buckets are per credential, and sessions are not limited by them', async (
   for (let i = 0; i < 3; i++) await call(app.url, 'GET', `/api/v1/sites/${site}`, { bearer: first });
   assert.equal((await call(app.url, 'GET', `/api/v1/sites/${site}`, { bearer: first })).status, 429);
   assert.equal((await call(app.url, 'GET', `/api/v1/sites/${site}`, { bearer: second })).status, 200);
-  for (let i = 0; i < 5; i++) assert.equal((await call(app.url, 'GET', `/api/v1/sites/${site}`, { session: owner.session })).status, 200);
+  for (let i = 0; i < 5; i++)
+    assert.equal((await call(app.url, 'GET', `/api/v1/sites/${site}`, { session: owner.session })).status, 200);
 });

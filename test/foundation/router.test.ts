@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import type { Route } from '../../src/http/route.ts';
 import { Router } from '../../src/http/router.ts';
 
-const r = (method: string, path: string): Route => ({ method, path, auth: { kind: 'public' }, handler: async () => undefined }) as Route;
+const r = (method: string, path: string): Route =>
+  ({ method, path, auth: { kind: 'public' }, handler: async () => undefined }) as Route;
 
 const routes = [
   r('POST', '/v1/chat/completions'),
@@ -26,7 +27,10 @@ test('literal segments beat parameters, whichever route is registered first', ()
     const mine = each.match('GET', '/api/v1/sites/mine');
     assert.equal(mine.kind === 'found' && mine.route, routes[3]);
     const receipt = each.match('GET', '/api/v1/sites/a/ingest/receipts/b');
-    assert.deepEqual(receipt.kind === 'found' && [receipt.route, receipt.params], [routes[1], { siteId: 'a', batchId: 'b' }]);
+    assert.deepEqual(receipt.kind === 'found' && [receipt.route, receipt.params], [
+      routes[1],
+      { siteId: 'a', batchId: 'b' },
+    ]);
   }
 });
 

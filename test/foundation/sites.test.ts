@@ -14,13 +14,24 @@ before(async () => {
 after(() => app.close());
 
 const submit = (body: unknown) => call(app.url, 'POST', '/api/v1/me/sites', { session: owner.session, body });
-const patch = (id: string, body: unknown) => call(app.url, 'PATCH', `/api/v1/sites/${id}`, { session: owner.session, body });
+const patch = (id: string, body: unknown) =>
+  call(app.url, 'PATCH', `/api/v1/sites/${id}`, { session: owner.session, body });
 
 describe('submitting a site', () => {
   test('returns the site in pending_review with publicMetrics defaulting to false', async () => {
     const r = await submit(SITE_BODY);
     assert.equal(r.status, 200);
-    assert.deepEqual(Object.keys(r.body).sort(), ['category', 'createdAt', 'description', 'id', 'name', 'publicMetrics', 'reviewStatus', 'updatedAt', 'websiteUrl']);
+    assert.deepEqual(Object.keys(r.body).sort(), [
+      'category',
+      'createdAt',
+      'description',
+      'id',
+      'name',
+      'publicMetrics',
+      'reviewStatus',
+      'updatedAt',
+      'websiteUrl',
+    ]);
     assert.equal(r.body.reviewStatus, 'pending_review');
     assert.equal(r.body.publicMetrics, false);
     assert.match(r.body.createdAt, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
@@ -45,7 +56,12 @@ describe('submitting a site', () => {
 
   test('missing required fields are each named; a non-object body is refused', async () => {
     const r = await submit({});
-    assert.deepEqual(r.body.errors.map((e: any) => e.path).sort(), ['/category', '/description', '/name', '/websiteUrl']);
+    assert.deepEqual(r.body.errors.map((e: any) => e.path).sort(), [
+      '/category',
+      '/description',
+      '/name',
+      '/websiteUrl',
+    ]);
     assert.equal((await submit([SITE_BODY])).status, 400);
   });
 

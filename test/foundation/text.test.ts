@@ -28,7 +28,8 @@ test('U+0000 and unpaired surrogates are refused, naming the character; nothing 
 
 test('unpadded text refuses surrounding white space instead of trimming it', () => {
   const t = text({ min: 1, max: 10, unpadded: true });
-  for (const v of [' a', 'a\n', '\u00a0a', 'a\u3000', ' ']) assert.match(issues(t, v)[0]!, /white space/, JSON.stringify(v));
+  for (const v of [' a', 'a\n', '\u00a0a', 'a\u3000', ' '])
+    assert.match(issues(t, v)[0]!, /white space/, JSON.stringify(v));
   assert.deepEqual(issues(t, 'a b'), []);
 });
 
@@ -41,14 +42,23 @@ test('httpUrl: storable, bounded, absolute http(s)', () => {
 });
 
 test('the docs carry the limits in code points as JSON Schema minLength/maxLength', () => {
-  const schema = z.toJSONSchema(z.object({ n: text({ min: 2, max: 160 }), u: httpUrl({ max: 2048 }) })) as { properties: Record<string, unknown> };
+  const schema = z.toJSONSchema(z.object({ n: text({ min: 2, max: 160 }), u: httpUrl({ max: 2048 }) })) as {
+    properties: Record<string, unknown>;
+  };
   assert.deepEqual(schema.properties.n, { type: 'string', minLength: 2, maxLength: 160 });
   assert.deepEqual(schema.properties.u, { type: 'string', minLength: 1, maxLength: 2048, format: 'uri' });
 });
 
 test('unstorableValues walks nested JSON, member names included', () => {
-  assert.deepEqual(unstorableValues({ a: ['ok', 'x\u0000'], b: { 'k\ud800': 1, c: { d: '\udc00' } }, n: 1, z: null }).map((e) => e.path), [
-    ['a', 1], ['b', 'k\ud800'], ['b', 'c', 'd'],
-  ]);
+  assert.deepEqual(
+    unstorableValues({ a: ['ok', 'x\u0000'], b: { 'k\ud800': 1, c: { d: '\udc00' } }, n: 1, z: null }).map(
+      (e) => e.path,
+    ),
+    [
+      ['a', 1],
+      ['b', 'k\ud800'],
+      ['b', 'c', 'd'],
+    ],
+  );
   assert.deepEqual(unstorableValues([{ ok: '😀\ufffe' }]), []);
 });

@@ -21,16 +21,24 @@ test('mentions: whole words, case-insensitive, longest name wins, first-mention 
     { name: 'Écrivain', kind: 'competitor', position: 3, count: 1 },
   ]);
   assert.deepEqual(findMentions('See https://acme.example/pricing and Écrivains.', ENTITIES), []);
-  assert.deepEqual(findMentions('Acme Writer, by Acme.', ENTITIES), [{ name: 'Acme', kind: 'brand', position: 1, count: 2 }]);
+  assert.deepEqual(findMentions('Acme Writer, by Acme.', ENTITIES), [
+    { name: 'Acme', kind: 'brand', position: 1, count: 2 },
+  ]);
 });
 
 test('citations: annotations first, then URLs in the text, normalized and each once', () => {
-  assert.equal(normalizeUrl('HTTPS://User:pw@Docs.Example:443/a/b/?utm_source=chatgpt.com&x=1&gclid=z#frag'), 'https://docs.example/a/b?x=1');
+  assert.equal(
+    normalizeUrl('HTTPS://User:pw@Docs.Example:443/a/b/?utm_source=chatgpt.com&x=1&gclid=z#frag'),
+    'https://docs.example/a/b?x=1',
+  );
   assert.equal(normalizeUrl('http://example.com.'), 'http://example.com/');
   assert.equal(normalizeUrl('mailto:a@b.c'), null);
   assert.equal(normalizeUrl('not a url'), null);
   assert.deepEqual(
-    extractCitations('Read [the docs](https://docs.example/a/) and https://docs.example/a. Also <http://b.example/x?y=1>, ftp://c.example.', ['https://docs.example/a?utm_medium=x', 'javascript:alert(1)']),
+    extractCitations(
+      'Read [the docs](https://docs.example/a/) and https://docs.example/a. Also <http://b.example/x?y=1>, ftp://c.example.',
+      ['https://docs.example/a?utm_medium=x', 'javascript:alert(1)'],
+    ),
     [
       { url: 'https://docs.example/a', domain: 'docs.example', source: 'annotation' },
       { url: 'http://b.example/x?y=1', domain: 'b.example', source: 'text' },
@@ -42,11 +50,21 @@ test('answers: text and url_citation annotations of every message part; reasonin
   const body = {
     output: [
       { type: 'reasoning', summary: [{ type: 'summary_text', text: 'thinking about Acme' }] },
-      { type: 'message', content: [
-        { type: 'output_text', text: 'One.', annotations: [{ type: 'url_citation', url: 'https://a.example/' }, { type: 'file_citation', file_id: 'f' }] },
-        { type: 'refusal', refusal: 'no' },
-        { type: 'output_text', text: 'Two.', annotations: [] },
-      ] },
+      {
+        type: 'message',
+        content: [
+          {
+            type: 'output_text',
+            text: 'One.',
+            annotations: [
+              { type: 'url_citation', url: 'https://a.example/' },
+              { type: 'file_citation', file_id: 'f' },
+            ],
+          },
+          { type: 'refusal', refusal: 'no' },
+          { type: 'output_text', text: 'Two.', annotations: [] },
+        ],
+      },
     ],
   };
   assert.deepEqual(readResponsesAnswer(body), { text: 'One.\n\nTwo.', annotated: ['https://a.example/'] });
@@ -55,22 +73,47 @@ test('answers: text and url_citation annotations of every message part; reasonin
 
 test('assistants: hosts, subdomains, utm_source and bare names, whole values only', () => {
   const cases: [string | null, string | null][] = [
-    ['chatgpt.com', 'chatgpt'], ['https://chat.openai.com/c/123', 'chatgpt'], ['utm_source=chatgpt.com', 'chatgpt'],
-    ['?utm_source=Perplexity&utm_medium=x', 'perplexity'], ['www.perplexity.ai', 'perplexity'], ['claude.ai', 'claude'],
-    ['https://gemini.google.com/app', 'gemini'], ['copilot.microsoft.com:443', 'copilot'], ['Claude', 'claude'],
-    ['claude launch', null], ['google.com', null], ['notchatgpt.com', null], ['gemini.google.com.evil.example', null],
-    ['utm_source=%E0%A4%A', null], ['', null], [null, null],
+    ['chatgpt.com', 'chatgpt'],
+    ['https://chat.openai.com/c/123', 'chatgpt'],
+    ['utm_source=chatgpt.com', 'chatgpt'],
+    ['?utm_source=Perplexity&utm_medium=x', 'perplexity'],
+    ['www.perplexity.ai', 'perplexity'],
+    ['claude.ai', 'claude'],
+    ['https://gemini.google.com/app', 'gemini'],
+    ['copilot.microsoft.com:443', 'copilot'],
+    ['Claude', 'claude'],
+    ['claude launch', null],
+    ['google.com', null],
+    ['notchatgpt.com', null],
+    ['gemini.google.com.evil.example', null],
+    ['utm_source=%E0%A4%A', null],
+    ['', null],
+    [null, null],
   ];
   for (const [value, expected] of cases) assert.equal(assistantOf(value), expected, String(value));
 });
 
 test('robots.txt as audits read it: the named group wins over *, the longest rule wins, allow wins a tie, * and $ patterns', () => {
-  const robots = parseRobots('https://a.example/robots.txt', [
-    'User-agent: *', 'Disallow: /', '',
-    'User-agent: GPTBot', 'user-agent: ccbot # two agents, one group', 'Disallow: /private', 'Allow: /private/press', 'Disallow: /*.pdf$', '',
-    'User-agent: PerplexityBot', 'Allow: /page', 'Disallow: /page', '',
-    'Sitemap: https://a.example/s1.xml', 'sitemap: /s2.xml',
-  ].join('\n'));
+  const robots = parseRobots(
+    'https://a.example/robots.txt',
+    [
+      'User-agent: *',
+      'Disallow: /',
+      '',
+      'User-agent: GPTBot',
+      'user-agent: ccbot # two agents, one group',
+      'Disallow: /private',
+      'Allow: /private/press',
+      'Disallow: /*.pdf$',
+      '',
+      'User-agent: PerplexityBot',
+      'Allow: /page',
+      'Disallow: /page',
+      '',
+      'Sitemap: https://a.example/s1.xml',
+      'sitemap: /s2.xml',
+    ].join('\n'),
+  );
   assert.equal(robots.isAllowed('https://a.example/page', 'SomeBot'), false);
   assert.equal(robots.isAllowed('https://a.example/page', 'GPTBot'), true);
   assert.equal(robots.isAllowed('https://a.example/private/x', 'CCBot'), false);
@@ -78,7 +121,13 @@ test('robots.txt as audits read it: the named group wins over *, the longest rul
   assert.equal(robots.isAllowed('https://a.example/a/file.pdf', 'GPTBot'), false);
   assert.equal(robots.isAllowed('https://a.example/a/file.pdf?x', 'GPTBot'), true);
   assert.equal(robots.isAllowed('https://a.example/page', 'PerplexityBot'), true);
-  assert.equal(parseRobots('https://a.example/robots.txt', 'User-agent: *\nDisallow:\n').isAllowed('https://a.example/x', 'GPTBot'), true);
+  assert.equal(
+    parseRobots('https://a.example/robots.txt', 'User-agent: *\nDisallow:\n').isAllowed(
+      'https://a.example/x',
+      'GPTBot',
+    ),
+    true,
+  );
   assert.deepEqual(robots.getSitemaps(), ['https://a.example/s1.xml', '/s2.xml']);
 });
 
@@ -90,13 +139,28 @@ test('page facts: forgiving HTML, first values, JSON-LD types through @graph, hi
     <script type="application/ld+json">{oops}</script>
     <h1>Hi &amp; bye</h1><noscript>enable JS</noscript><p>  two   words </p>`);
   assert.deepEqual(f, {
-    title: 'A title', metaDescription: 'first', canonical: 'https://a.example/x', openGraph: { 'og:title': 'T' }, lang: 'de',
-    h1Count: 1, jsonLdTypes: ['Product', 'FAQPage', 'Thing'], jsonLdInvalid: 1, textLength: 'Hi & bye two words'.length,
+    title: 'A title',
+    metaDescription: 'first',
+    canonical: 'https://a.example/x',
+    openGraph: { 'og:title': 'T' },
+    lang: 'de',
+    h1Count: 1,
+    jsonLdTypes: ['Product', 'FAQPage', 'Thing'],
+    jsonLdInvalid: 1,
+    textLength: 'Hi & bye two words'.length,
   });
 });
 
 test('report days are the local dates a window touches', () => {
-  const daysOf = (q: { from: string; to: string; tz: string }) => resolveWindow(q, 'UTC', Date.now()).days.map((d) => d.label);
-  assert.deepEqual(daysOf({ from: '2026-03-28T00:00:00Z', to: '2026-03-30T00:00:00Z', tz: 'Europe/Paris' }), ['2026-03-28', '2026-03-29', '2026-03-30']);
-  assert.deepEqual(daysOf({ from: '2026-03-28T00:00:00Z', to: '2026-03-30T00:00:00Z', tz: 'UTC' }), ['2026-03-28', '2026-03-29']);
+  const daysOf = (q: { from: string; to: string; tz: string }) =>
+    resolveWindow(q, 'UTC', Date.now()).days.map((d) => d.label);
+  assert.deepEqual(daysOf({ from: '2026-03-28T00:00:00Z', to: '2026-03-30T00:00:00Z', tz: 'Europe/Paris' }), [
+    '2026-03-28',
+    '2026-03-29',
+    '2026-03-30',
+  ]);
+  assert.deepEqual(daysOf({ from: '2026-03-28T00:00:00Z', to: '2026-03-30T00:00:00Z', tz: 'UTC' }), [
+    '2026-03-28',
+    '2026-03-29',
+  ]);
 });

@@ -18,13 +18,16 @@ before(async () => {
   secret = await startPages({ '*': html('<html lang="en"><title>internal admin page</title></html>') });
   // Stands in for a public host: the tests' resolver maps public.example to it and trusts
   // exactly its address, so what it redirects to meets the real check.
-  publicSite = await startPages({
-    '/hello': html('<html lang="en"><title>hello</title></html>'),
-    '/to-loopback': (req, res) => redirect(`http://127.0.0.1:${secret.port}/secret`)(req, res),
-    '/to-name': (req, res) => redirect(`http://internal.example:${secret.port}/secret`)(req, res),
-    '/to-metadata': redirect('http://169.254.169.254/latest/meta-data/'),
-    '/to-file': redirect('file:///etc/passwd'),
-  }, '127.0.0.2');
+  publicSite = await startPages(
+    {
+      '/hello': html('<html lang="en"><title>hello</title></html>'),
+      '/to-loopback': (req, res) => redirect(`http://127.0.0.1:${secret.port}/secret`)(req, res),
+      '/to-name': (req, res) => redirect(`http://internal.example:${secret.port}/secret`)(req, res),
+      '/to-metadata': redirect('http://169.254.169.254/latest/meta-data/'),
+      '/to-file': redirect('file:///etc/passwd'),
+    },
+    '127.0.0.2',
+  );
 });
 after(async () => {
   await fx.app.close();
@@ -45,10 +48,19 @@ async function refusedAudit(url: string): Promise<string> {
 test('an audit refuses loopback, private, link-local and IPv6 loopback addresses, and names resolving to them', async () => {
   assert.equal(await refusedAudit(`http://127.0.0.1:${secret.port}/`), 'refused: 127.0.0.1 is a loopback address');
   assert.equal(await refusedAudit('http://10.0.0.1/'), 'refused: 10.0.0.1 is a private address');
-  assert.equal(await refusedAudit('http://169.254.169.254/latest/meta-data/'), 'refused: 169.254.169.254 is a link-local address');
+  assert.equal(
+    await refusedAudit('http://169.254.169.254/latest/meta-data/'),
+    'refused: 169.254.169.254 is a link-local address',
+  );
   assert.equal(await refusedAudit(`http://[::1]:${secret.port}/`), 'refused: ::1 is a loopback address');
-  assert.equal(await refusedAudit(`http://[::ffff:127.0.0.1]:${secret.port}/`), 'refused: 127.0.0.1 is a loopback address');
-  assert.match(await refusedAudit(`http://localhost:${secret.port}/`), /^refused: localhost resolves to (127\.0\.0\.1|::1); (127\.0\.0\.1|::1) is a loopback address$/);
+  assert.equal(
+    await refusedAudit(`http://[::ffff:127.0.0.1]:${secret.port}/`),
+    'refused: 127.0.0.1 is a loopback address',
+  );
+  assert.match(
+    await refusedAudit(`http://localhost:${secret.port}/`),
+    /^refused: localhost resolves to (127\.0\.0\.1|::1); (127\.0\.0\.1|::1) is a loopback address$/,
+  );
   assert.deepEqual(secret.requests, [], 'nothing reached the internal server');
 });
 
@@ -56,7 +68,11 @@ test('an audit refuses loopback, private, link-local and IPv6 loopback addresses
 const resolve = async (host: string): Promise<LookupAddress[]> => {
   if (host === 'public.example') return [{ address: '127.0.0.2', family: 4 }];
   if (host === 'internal.example') return [{ address: '127.0.0.1', family: 4 }];
-  if (host === 'mixed.example') return [{ address: '10.0.0.1', family: 4 }, { address: '127.0.0.2', family: 4 }];
+  if (host === 'mixed.example')
+    return [
+      { address: '10.0.0.1', family: 4 },
+      { address: '127.0.0.2', family: 4 },
+    ];
   return lookup(host, { all: true });
 };
 
@@ -68,7 +84,10 @@ test('every redirect hop is checked after DNS: a public-looking host redirecting
     assert.equal(ok.status, 200, 'the trusted public stand-in itself is reachable');
     const refused = async (path: string, message: string) => {
       await assert.rejects(fetcher.get(`http://public.example:${publicSite.port}${path}`, signal), (err: unknown) => {
-        assert.ok(err instanceof AddressRefusedError || (err as Error).cause instanceof AddressRefusedError, String(err));
+        assert.ok(
+          err instanceof AddressRefusedError || (err as Error).cause instanceof AddressRefusedError,
+          String(err),
+        );
         assert.equal((err instanceof AddressRefusedError ? err : ((err as Error).cause as Error)).message, message);
         return true;
       });
@@ -92,9 +111,18 @@ test('every redirect hop is checked after DNS: a public-looking host redirecting
 test('only globally routable unicast addresses pass', () => {
   for (const ip of ['93.184.215.14', '2606:4700::6810:85e5', '8.8.8.8']) assert.equal(refusalOf(ip), null, ip);
   const refused: Record<string, string> = {
-    '0.0.0.0': 'the unspecified', '127.1.2.3': 'a loopback', '172.16.5.4': 'a private', '192.168.1.1': 'a private',
-    '100.64.0.1': 'a carrier-grade NAT', '224.0.0.1': 'a multicast', '255.255.255.255': 'the broadcast', '192.0.2.1': 'a reserved',
-    '240.0.0.1': 'a reserved', 'fe80::1': 'a link-local', 'fc00::1': 'a private (unique-local)', '::': 'the unspecified',
+    '0.0.0.0': 'the unspecified',
+    '127.1.2.3': 'a loopback',
+    '172.16.5.4': 'a private',
+    '192.168.1.1': 'a private',
+    '100.64.0.1': 'a carrier-grade NAT',
+    '224.0.0.1': 'a multicast',
+    '255.255.255.255': 'the broadcast',
+    '192.0.2.1': 'a reserved',
+    '240.0.0.1': 'a reserved',
+    'fe80::1': 'a link-local',
+    'fc00::1': 'a private (unique-local)',
+    '::': 'the unspecified',
     'ff02::1': 'a multicast',
   };
   for (const [ip, kind] of Object.entries(refused)) assert.equal(refusalOf(ip), `${ip} is ${kind} address`, ip);

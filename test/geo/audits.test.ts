@@ -3,7 +3,19 @@ import { once } from 'node:events';
 import { after, before, test } from 'node:test';
 import { AUDIT_LIMITS } from '../../src/geo/audit/fetch.ts';
 import { createCredential } from '../helpers/fixtures.ts';
-import { GOOD_LLMS, GOOD_PAGE, GOOD_ROBOTS, html, POOR_PAGE, redirect, send, SITEMAP, startPages, text, type PageServer } from './pages.ts';
+import {
+  GOOD_LLMS,
+  GOOD_PAGE,
+  GOOD_ROBOTS,
+  html,
+  POOR_PAGE,
+  redirect,
+  send,
+  SITEMAP,
+  startPages,
+  text,
+  type PageServer,
+} from './pages.ts';
 import { geoFixture, type GeoFixture } from './setup.ts';
 
 let fx: GeoFixture;
@@ -48,7 +60,11 @@ after(async () => {
 let keys = 0;
 const newKey = () => `test-key-${++keys}-${Date.now()}`;
 const audit = (url: string, key: string | null = newKey(), opts: { bearer?: string } = {}) =>
-  fx.geo('POST', 'audits', { body: { url }, headers: key === null ? {} : { 'idempotency-key': key }, ...(opts.bearer ? { bearer: opts.bearer, session: undefined } : {}) });
+  fx.geo('POST', 'audits', {
+    body: { url },
+    headers: key === null ? {} : { 'idempotency-key': key },
+    ...(opts.bearer ? { bearer: opts.bearer, session: undefined } : {}),
+  });
 
 const statuses = (checks: { id: string; status: string }[]) => Object.fromEntries(checks.map((c) => [c.id, c.status]));
 
@@ -59,8 +75,18 @@ test('a good page: every check but HTTPS passes, read through a redirect, the si
   assert.equal(r.body.url, `${good.origin}/old`);
   assert.equal(r.body.final_url, `${good.origin}/good`);
   assert.deepEqual(statuses(r.body.checks), {
-    https: 'fail', robots_ai_crawlers: 'pass', llms_txt: 'pass', sitemap: 'pass', title: 'pass', meta_description: 'pass',
-    canonical: 'pass', open_graph: 'pass', lang: 'pass', h1: 'pass', structured_data: 'pass', server_rendered_text: 'pass',
+    https: 'fail',
+    robots_ai_crawlers: 'pass',
+    llms_txt: 'pass',
+    sitemap: 'pass',
+    title: 'pass',
+    meta_description: 'pass',
+    canonical: 'pass',
+    open_graph: 'pass',
+    lang: 'pass',
+    h1: 'pass',
+    structured_data: 'pass',
+    server_rendered_text: 'pass',
   });
   const detail = Object.fromEntries(r.body.checks.map((c: any) => [c.id, c.detail]));
   assert.equal(detail.robots_ai_crawlers, 'all 9 AI crawlers may fetch the page');
@@ -70,10 +96,23 @@ test('a good page: every check but HTTPS passes, read through a redirect, the si
   assert.equal(detail.structured_data, 'schema.org types: Organization, WebSite, Thing');
   assert.equal(detail.canonical, `canonical ${good.origin}/good`);
   // Only the body's text counts: not scripts, styles, the svg's title or the head.
-  assert.equal(detail.server_rendered_text, `${`Acme Writer ${'Acme Writer helps teams write better. '.repeat(15)}`.trim().length} characters of text in the served HTML`);
+  assert.equal(
+    detail.server_rendered_text,
+    `${`Acme Writer ${'Acme Writer helps teams write better. '.repeat(15)}`.trim().length} characters of text in the served HTML`,
+  );
   // Weights: https 2 of 19 missed.
   assert.equal(r.body.score, Math.round((100 * 17) / 19));
-  assert.deepEqual(Object.keys(r.body).sort(), ['checks', 'completed_at', 'created_at', 'error', 'final_url', 'id', 'score', 'status', 'url']);
+  assert.deepEqual(Object.keys(r.body).sort(), [
+    'checks',
+    'completed_at',
+    'created_at',
+    'error',
+    'final_url',
+    'id',
+    'score',
+    'status',
+    'url',
+  ]);
 });
 
 test('a poor page: each check fails or warns with its reason, and the score is the weighted sum', async () => {
@@ -81,7 +120,11 @@ test('a poor page: each check fails or warns with its reason, and the score is t
   assert.equal(r.body.status, 'completed', r.text);
   assert.deepEqual(r.body.checks, [
     { id: 'https', status: 'fail', detail: `served over plain HTTP (${poor.origin}/)` },
-    { id: 'robots_ai_crawlers', status: 'fail', detail: 'robots.txt blocks PerplexityBot and ClaudeBot from this page; assistants cannot cite it' },
+    {
+      id: 'robots_ai_crawlers',
+      status: 'fail',
+      detail: 'robots.txt blocks PerplexityBot and ClaudeBot from this page; assistants cannot cite it',
+    },
     { id: 'llms_txt', status: 'warn', detail: `no llms.txt (${poor.origin}/llms.txt answered 200 with an HTML page)` },
     { id: 'sitemap', status: 'warn', detail: `no sitemap (${poor.origin}/sitemap.xml answered 404)` },
     { id: 'title', status: 'fail', detail: 'no title' },
@@ -91,7 +134,11 @@ test('a poor page: each check fails or warns with its reason, and the score is t
     { id: 'lang', status: 'fail', detail: '<html> has no lang attribute; assistants guess the language instead' },
     { id: 'h1', status: 'warn', detail: '2 <h1> elements; one names the page best' },
     { id: 'structured_data', status: 'fail', detail: '1 JSON-LD block is not valid JSON' },
-    { id: 'server_rendered_text', status: 'fail', detail: '6 characters of text in the served HTML; the content seems to need JavaScript' },
+    {
+      id: 'server_rendered_text',
+      status: 'fail',
+      detail: '6 characters of text in the served HTML; the content seems to need JavaScript',
+    },
   ]);
   // Six warnings at half their weight of one each: 3 points of 19.
   assert.equal(r.body.score, 16);
@@ -106,7 +153,10 @@ test('Idempotency-Key: missing or malformed → 400, same body → the same audi
     assert.equal(r.status, 400, key);
     assert.equal(r.body.code, 'idempotency_key_invalid');
   }
-  r = await fx.geo('POST', 'audits', { body: { url: 'ftp://acme.example/', depth: 2 }, headers: { 'idempotency-key': newKey() } });
+  r = await fx.geo('POST', 'audits', {
+    body: { url: 'ftp://acme.example/', depth: 2 },
+    headers: { 'idempotency-key': newKey() },
+  });
   assert.equal(r.status, 400);
   assert.deepEqual(r.body.errors.map((e: any) => e.path).sort(), ['/depth', '/url']);
 
@@ -146,13 +196,18 @@ test('bounds: 5 redirects at most, 2 MiB per document, non-HTML and error pages 
   r = await audit(`${good.origin}/hops/${AUDIT_LIMITS.maxRedirects + 1}`);
   assert.equal(r.body.status, 'failed');
   assert.equal(r.body.score, 0);
-  assert.deepEqual(r.body.checks, [{ id: 'page', status: 'fail', detail: `more than 5 redirects from ${good.origin}/hops/6` }]);
+  assert.deepEqual(r.body.checks, [
+    { id: 'page', status: 'fail', detail: `more than 5 redirects from ${good.origin}/hops/6` },
+  ]);
   assert.equal(r.body.error, r.body.checks[0].detail);
 
   r = await audit(`${good.origin}/huge`);
   assert.equal(r.body.status, 'completed');
   const prefix = '<html lang="en"><body><p>'.length;
-  assert.equal(r.body.checks.find((c: any) => c.id === 'server_rendered_text').detail, `${AUDIT_LIMITS.maxBytes - prefix} characters of text in the served HTML`);
+  assert.equal(
+    r.body.checks.find((c: any) => c.id === 'server_rendered_text').detail,
+    `${AUDIT_LIMITS.maxBytes - prefix} characters of text in the served HTML`,
+  );
 
   r = await audit(`${good.origin}/data.json`);
   assert.deepEqual([r.body.status, r.body.error], ['failed', 'the page is application/json, not HTML']);

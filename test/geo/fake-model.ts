@@ -19,7 +19,10 @@ export interface FakeModel {
   close(): Promise<void>;
 }
 
-export async function startFakeModel(script: (model: string, prompt: string) => Scripted, opts: { delayMs?: number } = {}): Promise<FakeModel> {
+export async function startFakeModel(
+  script: (model: string, prompt: string) => Scripted,
+  opts: { delayMs?: number } = {},
+): Promise<FakeModel> {
   let inflight = 0;
   const fake: FakeModel = { base: '', received: [], maxInflight: 0, close: async () => {} };
   const server = http.createServer(async (req, res) => {
@@ -30,33 +33,70 @@ export async function startFakeModel(script: (model: string, prompt: string) => 
       for await (const c of req) chunks.push(c as Buffer);
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       const chat = req.url === '/v1/chat/completions';
-      const prompt: string = chat ? [...body.messages].reverse().find((m: { role: string }) => m.role === 'user').content : body.input;
+      const prompt: string = chat
+        ? [...body.messages].reverse().find((m: { role: string }) => m.role === 'user').content
+        : body.input;
       fake.received.push({ path: req.url ?? '', model: body.model, prompt });
       if (opts.delayMs) await new Promise((r) => setTimeout(r, opts.delayMs));
       const answer = script(body.model, prompt);
       res.setHeader('content-type', 'application/json');
       if ('status' in answer) {
-        res.writeHead(answer.status).end(JSON.stringify({ error: { message: 'the fake model is failing on purpose', type: 'server_error', param: null, code: null } }));
+        res.writeHead(answer.status).end(
+          JSON.stringify({
+            error: { message: 'the fake model is failing on purpose', type: 'server_error', param: null, code: null },
+          }),
+        );
         return;
       }
       const usage = { input_tokens: 7, output_tokens: 11, total_tokens: 18 };
       if (chat) {
-        res.end(JSON.stringify({
-          id: 'chatcmpl-geo', object: 'chat.completion', created: 0, model: body.model,
-          choices: [{ index: 0, message: { role: 'assistant', content: answer.text, refusal: null }, finish_reason: 'stop', logprobs: null }],
-          usage: { prompt_tokens: 7, completion_tokens: 11, total_tokens: 18 },
-        }));
+        res.end(
+          JSON.stringify({
+            id: 'chatcmpl-geo',
+            object: 'chat.completion',
+            created: 0,
+            model: body.model,
+            choices: [
+              {
+                index: 0,
+                message: { role: 'assistant', content: answer.text, refusal: null },
+                finish_reason: 'stop',
+                logprobs: null,
+              },
+            ],
+            usage: { prompt_tokens: 7, completion_tokens: 11, total_tokens: 18 },
+          }),
+        );
         return;
       }
-      const annotations = (answer.annotations ?? []).map((url) => ({ type: 'url_citation', url, title: url, start_index: 0, end_index: 0 }));
-      res.end(JSON.stringify({
-        id: 'resp_geo', object: 'response', created_at: 0, status: 'completed', model: body.model, error: null,
-        output: [
-          { id: 'rs_1', type: 'reasoning', summary: [] },
-          { id: 'msg_1', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: answer.text, annotations }] },
-        ],
-        usage,
+      const annotations = (answer.annotations ?? []).map((url) => ({
+        type: 'url_citation',
+        url,
+        title: url,
+        start_index: 0,
+        end_index: 0,
       }));
+      res.end(
+        JSON.stringify({
+          id: 'resp_geo',
+          object: 'response',
+          created_at: 0,
+          status: 'completed',
+          model: body.model,
+          error: null,
+          output: [
+            { id: 'rs_1', type: 'reasoning', summary: [] },
+            {
+              id: 'msg_1',
+              type: 'message',
+              role: 'assistant',
+              status: 'completed',
+              content: [{ type: 'output_text', text: answer.text, annotations }],
+            },
+          ],
+          usage,
+        }),
+      );
     } finally {
       inflight--;
     }

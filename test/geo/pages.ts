@@ -40,14 +40,18 @@ export async function startPages(routes: Record<string, Handler>, host = '127.0.
   };
 }
 
-export const send = (type: string, body: string | Buffer, status = 200): Handler => (_req, res) => {
-  res.writeHead(status, { 'content-type': type }).end(body);
-};
+export const send =
+  (type: string, body: string | Buffer, status = 200): Handler =>
+  (_req, res) => {
+    res.writeHead(status, { 'content-type': type }).end(body);
+  };
 export const html = (body: string) => send('text/html; charset=utf-8', body);
 export const text = (body: string) => send('text/plain; charset=utf-8', body);
-export const redirect = (location: string, status = 301): Handler => (_req, res) => {
-  res.writeHead(status, { location }).end();
-};
+export const redirect =
+  (location: string, status = 301): Handler =>
+  (_req, res) => {
+    res.writeHead(status, { location }).end();
+  };
 
 /** A page that passes every check a plain-HTTP page can pass. */
 export const GOOD_PAGE = `<!doctype html>

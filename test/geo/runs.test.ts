@@ -60,14 +60,22 @@ async function runToEnd(): Promise<any> {
   const r = await fx.geo('POST', 'runs', { body: {} });
   assert.equal(r.status, 200, r.text);
   assert.equal(r.body.status, 'queued');
-  return eventually(async () => {
-    const runs = await fx.geo('GET', 'runs');
-    const run = runs.body.data.find((x: any) => x.id === r.body.id);
-    return ['succeeded', 'partial', 'failed'].includes(run?.status) ? run : undefined;
-  }, 20_000, 'the run to finish');
+  return eventually(
+    async () => {
+      const runs = await fx.geo('GET', 'runs');
+      const run = runs.body.data.find((x: any) => x.id === r.body.id);
+      return ['succeeded', 'partial', 'failed'].includes(run?.status) ? run : undefined;
+    },
+    20_000,
+    'the run to finish',
+  );
 }
 
-const rate = (numerator: number, denominator: number) => ({ value: denominator ? numerator / denominator : null, numerator, denominator });
+const rate = (numerator: number, denominator: number) => ({
+  value: denominator ? numerator / denominator : null,
+  numerator,
+  denominator,
+});
 
 test('configuration is validated strictly, models must exist in the relay, and a run needs prompts', async () => {
   let r = await fx.geo('GET', 'config');
@@ -77,7 +85,14 @@ test('configuration is validated strictly, models must exist in the relay, and a
   assert.equal(r.body.code, 'geo_not_configured');
 
   r = await fx.geo('PUT', 'config', {
-    body: { brand: { name: '', extra: 1 }, competitors: [{ name: 'acme writer' }], models: ['Geo-Alpha', 'geo-alpha', 'geo-alpha'], locale: 'english!', schedule: { cron: '* * * * *' }, colour: 'red' },
+    body: {
+      brand: { name: '', extra: 1 },
+      competitors: [{ name: 'acme writer' }],
+      models: ['Geo-Alpha', 'geo-alpha', 'geo-alpha'],
+      locale: 'english!',
+      schedule: { cron: '* * * * *' },
+      colour: 'red',
+    },
   });
   assert.equal(r.status, 400, r.text);
   assert.match(r.headers.get('content-type')!, /^application\/problem\+json/);
@@ -86,11 +101,16 @@ test('configuration is validated strictly, models must exist in the relay, and a
 
   r = await fx.geo('PUT', 'config', { body: { ...CONFIG, competitors: [{ name: 'acme' }] } });
   assert.equal(r.status, 400);
-  assert.deepEqual(r.body.errors, [{ path: '/competitors/0/name', message: '"acme" is already used at /brand/aliases/0' }]);
+  assert.deepEqual(r.body.errors, [
+    { path: '/competitors/0/name', message: '"acme" is already used at /brand/aliases/0' },
+  ]);
 
   r = await fx.geo('PUT', 'config', { body: { ...CONFIG, models: ['geo-alpha', 'Geo-Beta', 'nope'] } });
   assert.equal(r.status, 400);
-  assert.deepEqual(r.body.errors.map((e: any) => e.path), ['/models/1', '/models/2']);
+  assert.deepEqual(
+    r.body.errors.map((e: any) => e.path),
+    ['/models/1', '/models/2'],
+  );
   assert.match(r.body.errors[0].message, /did you mean 'geo-beta'/);
 
   r = await fx.geo('PUT', 'config', { body: { ...CONFIG, schedule: { cron: '0 6 * * *', tz: 'Mars/Olympus' } } });
@@ -98,7 +118,10 @@ test('configuration is validated strictly, models must exist in the relay, and a
 
   r = await fx.geo('PUT', 'config', { body: CONFIG });
   assert.equal(r.status, 200, r.text);
-  assert.deepEqual(r.body.competitors, [{ name: 'Inkwell', aliases: ['Inkwell AI'] }, { name: 'QuillBot', aliases: [] }]);
+  assert.deepEqual(r.body.competitors, [
+    { name: 'Inkwell', aliases: ['Inkwell AI'] },
+    { name: 'QuillBot', aliases: [] },
+  ]);
   assert.equal(r.body.schedule, null);
 
   r = await fx.geo('POST', 'runs', { body: {} });
@@ -141,7 +164,10 @@ test('a run asks every prompt of every model; a failing model fails its answers 
   // Stored text is exactly what was sent, so padding is refused rather than trimmed away.
   const padded = await fx.geo('POST', 'prompts', { body: { text: `  ${P1} ` } });
   assert.equal(padded.status, 400, padded.text);
-  assert.deepEqual(padded.body.errors.map((e: { path: string }) => e.path), ['/text']);
+  assert.deepEqual(
+    padded.body.errors.map((e: { path: string }) => e.path),
+    ['/text'],
+  );
   assert.equal((await fx.geo('GET', 'prompts')).body.pagination.total, 2);
 
   const run = await runToEnd();
@@ -150,7 +176,10 @@ test('a run asks every prompt of every model; a failing model fails its answers 
   assert.equal(run.prompts, 2);
   assert.equal(run.trigger, 'manual');
   // The Responses request went to the chat-only channel as chat completions.
-  assert.deepEqual(chatOnly.received.map((x) => x.path), ['/v1/chat/completions', '/v1/chat/completions']);
+  assert.deepEqual(
+    chatOnly.received.map((x) => x.path),
+    ['/v1/chat/completions', '/v1/chat/completions'],
+  );
   assert.equal(broken.received.length, 2);
 
   const answers = (await fx.geo('GET', `answers?run_id=${run.id}&limit=200`)).body;
@@ -173,7 +202,9 @@ test('a run asks every prompt of every model; a failing model fails its answers 
     { name: 'Acme Writer', kind: 'brand', position: 1, count: 1 },
     { name: 'Inkwell', kind: 'competitor', position: 2, count: 1 },
   ]);
-  assert.deepEqual(by('geo-beta', P2).citations, [{ url: 'https://blog.example/tips', domain: 'blog.example', source: 'text', own_domain: false }]);
+  assert.deepEqual(by('geo-beta', P2).citations, [
+    { url: 'https://blog.example/tips', domain: 'blog.example', source: 'text', own_domain: false },
+  ]);
   const failed = by('geo-broken', P1);
   assert.equal(failed.status, 'failed');
   assert.match(failed.error, /503/);
@@ -188,9 +219,27 @@ test('a run asks every prompt of every model; a failing model fails its answers 
     average_position: 1.5,
   });
   assert.deepEqual(overview.data.models, {
-    'geo-alpha': { answers: 2, mention_rate: rate(1, 2), share_of_voice: rate(1, 2), citation_rate: rate(1, 1), average_position: 2 },
-    'geo-beta': { answers: 2, mention_rate: rate(1, 2), share_of_voice: rate(1, 1), citation_rate: rate(0, 1), average_position: 1 },
-    'geo-broken': { answers: 0, mention_rate: rate(0, 0), share_of_voice: rate(0, 0), citation_rate: rate(0, 0), average_position: null },
+    'geo-alpha': {
+      answers: 2,
+      mention_rate: rate(1, 2),
+      share_of_voice: rate(1, 2),
+      citation_rate: rate(1, 1),
+      average_position: 2,
+    },
+    'geo-beta': {
+      answers: 2,
+      mention_rate: rate(1, 2),
+      share_of_voice: rate(1, 1),
+      citation_rate: rate(0, 1),
+      average_position: 1,
+    },
+    'geo-broken': {
+      answers: 0,
+      mention_rate: rate(0, 0),
+      share_of_voice: rate(0, 0),
+      citation_rate: rate(0, 0),
+      average_position: null,
+    },
   });
   assert.deepEqual(overview.data.entities, [
     { name: 'Acme Writer', kind: 'brand', answers: 2, mention_rate: rate(2, 4), average_position: 1.5 },
@@ -207,15 +256,28 @@ test('a run asks every prompt of every model; a failing model fails its answers 
   const second = await runToEnd();
   assert.equal(second.status, 'succeeded');
   const after = (await fx.geo('GET', 'overview')).body.data;
-  assert.deepEqual(after.overall, { answers: 8, mention_rate: rate(4, 8), share_of_voice: rate(4, 6), citation_rate: rate(2, 4), average_position: 1.5 });
+  assert.deepEqual(after.overall, {
+    answers: 8,
+    mention_rate: rate(4, 8),
+    share_of_voice: rate(4, 6),
+    citation_rate: rate(2, 4),
+    average_position: 1.5,
+  });
   assert.deepEqual(after.coverage.runs, { succeeded: 1, partial: 1, failed: 0, in_progress: 0, rate: rate(1, 2) });
-  assert.deepEqual(after.coverage.models, { configured: ['geo-alpha', 'geo-beta'], answered: ['geo-alpha', 'geo-beta'], rate: rate(2, 2) });
+  assert.deepEqual(after.coverage.models, {
+    configured: ['geo-alpha', 'geo-beta'],
+    answered: ['geo-alpha', 'geo-beta'],
+    rate: rate(2, 2),
+  });
 
   const citations = (await fx.geo('GET', 'citations?domain=www.acme.example')).body;
-  assert.deepEqual(citations.data.map((c: any) => [c.url, c.answers, c.models]), [
-    ['https://acme.example/features', 2, ['geo-alpha']],
-    ['https://www.acme.example/features', 2, ['geo-alpha']],
-  ]);
+  assert.deepEqual(
+    citations.data.map((c: any) => [c.url, c.answers, c.models]),
+    [
+      ['https://acme.example/features', 2, ['geo-alpha']],
+      ['https://www.acme.example/features', 2, ['geo-alpha']],
+    ],
+  );
   assert.equal((await fx.geo('GET', 'citations?limit=1')).body.pagination.next_offset, 1);
 
   // Trends cut days in the asked time zone: every answer falls on its local date there.
@@ -227,8 +289,17 @@ test('a run asks every prompt of every model; a failing model fails its answers 
   assert.equal(trends.data.length, 5);
   const today = trends.data.find((d: any) => d.day === day);
   assert.deepEqual(today.overall, after.overall);
-  assert.deepEqual(today.models['geo-beta'], { answers: 4, mention_rate: rate(2, 4), share_of_voice: rate(2, 2), citation_rate: rate(0, 2), average_position: 1 });
-  assert.deepEqual(trends.data.filter((d: any) => d.day !== day).map((d: any) => d.overall.answers), [0, 0, 0, 0]);
+  assert.deepEqual(today.models['geo-beta'], {
+    answers: 4,
+    mention_rate: rate(2, 4),
+    share_of_voice: rate(2, 2),
+    citation_rate: rate(0, 2),
+    average_position: 1,
+  });
+  assert.deepEqual(
+    trends.data.filter((d: any) => d.day !== day).map((d: any) => d.overall.answers),
+    [0, 0, 0, 0],
+  );
 });
 
 test('GEO reads refuse malformed queries with 400 naming the parameter', async () => {
@@ -244,7 +315,9 @@ test('GEO reads refuse malformed queries with 400 naming the parameter', async (
 test('a schedule installs a BullMQ job scheduler whose slots become scheduled runs, and clearing it removes it', async () => {
   const queue = fx.app.door.app.queues.get(JOBS.geoScheduledRun.queue);
   const schedulerId = JOBS.geoScheduledRun.jobId({ site_id: fx.siteId });
-  const r = await fx.geo('PUT', 'config', { body: { ...CONFIG, models: ['geo-alpha'], schedule: { cron: '0 6 * * *', tz: 'Europe/Paris' } } });
+  const r = await fx.geo('PUT', 'config', {
+    body: { ...CONFIG, models: ['geo-alpha'], schedule: { cron: '0 6 * * *', tz: 'Europe/Paris' } },
+  });
   assert.equal(r.status, 200, r.text);
   assert.deepEqual(r.body.schedule, { cron: '0 6 * * *', tz: 'Europe/Paris' });
   const scheduler = await queue.getJobScheduler(schedulerId);
@@ -256,11 +329,15 @@ test('a schedule installs a BullMQ job scheduler whose slots become scheduled ru
   const slot = new Date(next.opts.prevMillis!).toISOString();
   assert.match(slot, /T0[45]:00:00.000Z$/, 'six in the morning in Paris');
   await next.promote();
-  const run = await eventually(async () => {
-    const runs = (await fx.geo('GET', 'runs')).body.data;
-    const s = runs.find((x: any) => x.trigger === 'schedule');
-    return s && s.status === 'succeeded' ? s : undefined;
-  }, 20_000, 'the scheduled run');
+  const run = await eventually(
+    async () => {
+      const runs = (await fx.geo('GET', 'runs')).body.data;
+      const s = runs.find((x: any) => x.trigger === 'schedule');
+      return s && s.status === 'succeeded' ? s : undefined;
+    },
+    20_000,
+    'the scheduled run',
+  );
   assert.equal(run.scheduled_for, slot);
   assert.deepEqual(run.models, ['geo-alpha']);
   assert.deepEqual(run.answers, { total: 2, succeeded: 2, failed: 0, pending: 0 });
@@ -272,11 +349,22 @@ test('a schedule installs a BullMQ job scheduler whose slots become scheduled ru
 test('the asker holds each channel to its concurrency, whatever the number of questions', async () => {
   const slow = await startFakeModel(() => ({ text: 'ok' }), { delayMs: 60 });
   try {
-    await insertChannel(fx.app.db, { name: 'slow', baseUrl: slow.base, apiKey: null, models: ['geo-slow'], protocols: ['responses'], priority: 0, weight: 1 });
+    await insertChannel(fx.app.db, {
+      name: 'slow',
+      baseUrl: slow.base,
+      apiKey: null,
+      models: ['geo-slow'],
+      protocols: ['responses'],
+      priority: 0,
+      weight: 1,
+    });
     const asker = new ModelAsker(fx.app.db, fx.app.door.app.log, { channelConcurrency: 2 });
     try {
       const answers = await Promise.all(Array.from({ length: 7 }, (_, i) => asker.ask('geo-slow', `q${i}`, 'en')));
-      assert.deepEqual(answers.map((a) => a.text), Array(7).fill('ok'));
+      assert.deepEqual(
+        answers.map((a) => a.text),
+        Array(7).fill('ok'),
+      );
       assert.equal(slow.received.length, 7);
       assert.equal(slow.maxInflight, 2);
     } finally {

@@ -8,7 +8,10 @@ let fx: GeoFixture;
 
 before(async () => {
   fx = await geoFixture({ workers: ['ingest'] });
-  const key = await createCredential(fx.app.url, fx.account, fx.siteId, 'ingest', ['ingest:events:write', 'ingest:campaigns:write']);
+  const key = await createCredential(fx.app.url, fx.account, fx.siteId, 'ingest', [
+    'ingest:events:write',
+    'ingest:campaigns:write',
+  ]);
   const ingest = async (resource: string, records: object[]) => {
     const r = await call(fx.app.url, 'POST', `/api/v1/sites/${fx.siteId}/ingest/${resource}`, {
       bearer: key,
@@ -17,10 +20,24 @@ before(async () => {
     assert.equal(r.status, 200, r.text);
     assert.equal(r.body.status, 'completed');
   };
-  const campaign = (campaign_id: string, name: string) => ({ campaign_id, name, channel: 'referral', status: 'active', starts_at: '2026-11-01T00:00:00Z', source: 'manual', occurred_at: '2026-11-01T00:00:00Z' });
+  const campaign = (campaign_id: string, name: string) => ({
+    campaign_id,
+    name,
+    channel: 'referral',
+    status: 'active',
+    starts_at: '2026-11-01T00:00:00Z',
+    source: 'manual',
+    occurred_at: '2026-11-01T00:00:00Z',
+  });
   await ingest('campaigns', [campaign('c-gpt', 'chatgpt'), campaign('c-launch', 'Claude launch')]);
   let n = 0;
-  const visit = (at: string, extra: object, type = 'visit') => ({ event_id: `e${++n}`, event_type: type, occurred_at: at, source: 'client_sdk', ...extra });
+  const visit = (at: string, extra: object, type = 'visit') => ({
+    event_id: `e${++n}`,
+    event_type: type,
+    occurred_at: at,
+    source: 'client_sdk',
+    ...extra,
+  });
   const D1 = '2026-11-10T12:00:00Z';
   const D2 = '2026-11-11T12:00:00Z';
   await ingest('events', [
@@ -49,8 +66,11 @@ test('traffic counts visits an AI assistant sent, per assistant and per day in t
   assert.equal(r.status, 200, r.text);
   assert.equal(r.body.data.visits, 7);
   assert.deepEqual(r.body.data.assistants, [
-    { assistant: 'chatgpt', visits: 3 }, { assistant: 'perplexity', visits: 1 }, { assistant: 'claude', visits: 1 },
-    { assistant: 'gemini', visits: 1 }, { assistant: 'copilot', visits: 1 },
+    { assistant: 'chatgpt', visits: 3 },
+    { assistant: 'perplexity', visits: 1 },
+    { assistant: 'claude', visits: 1 },
+    { assistant: 'gemini', visits: 1 },
+    { assistant: 'copilot', visits: 1 },
   ]);
   assert.deepEqual(r.body.data.days, [
     { day: '2026-11-10', visits: 4, assistants: { ...zero, chatgpt: 2, perplexity: 1, copilot: 1 } },
@@ -58,10 +78,18 @@ test('traffic counts visits an AI assistant sent, per assistant and per day in t
   ]);
 
   r = await fx.geo('GET', `traffic?${window}&tz=Asia/Shanghai`);
-  assert.deepEqual(r.body.data.days.map((d: any) => [d.day, d.visits, d.assistants.copilot]), [
-    ['2026-11-10', 3, 0],
-    ['2026-11-11', 4, 1],
-    ['2026-11-12', 0, 0],
-  ]);
-  assert.deepEqual(r.body.window, { from: '2026-11-10T00:00:00.000Z', to: '2026-11-12T00:00:00.000Z', tz: 'Asia/Shanghai', days: 3 });
+  assert.deepEqual(
+    r.body.data.days.map((d: any) => [d.day, d.visits, d.assistants.copilot]),
+    [
+      ['2026-11-10', 3, 0],
+      ['2026-11-11', 4, 1],
+      ['2026-11-12', 0, 0],
+    ],
+  );
+  assert.deepEqual(r.body.window, {
+    from: '2026-11-10T00:00:00.000Z',
+    to: '2026-11-12T00:00:00.000Z',
+    tz: 'Asia/Shanghai',
+    days: 3,
+  });
 });

@@ -60,14 +60,27 @@ async function cluster(): Promise<Cluster> {
     return p;
   };
   const door = await spawnOne(['serve']);
-  return { services, siteId, ingestKey, door, base: `http://127.0.0.1:${door.port}`, spawnWorker: () => spawnOne(['work', '--queues', 'ingest']) };
+  return {
+    services,
+    siteId,
+    ingestKey,
+    door,
+    base: `http://127.0.0.1:${door.port}`,
+    spawnWorker: () => spawnOne(['work', '--queues', 'ingest']),
+  };
 }
 
 /** Every answer was an acknowledgment or a 503 problem with Retry-After, each within the bound. */
 function assertAnswersClean(load: IngestLoad): void {
   const bad = load.answers.filter((a) => {
     if (a.status === 200 || a.status === 202) return a.ms > HANG_MS;
-    if (a.status === 503) return !a.retryAfter || a.code !== 'service_unavailable' || !a.contentType?.startsWith('application/problem+json') || a.ms > HANG_MS;
+    if (a.status === 503)
+      return (
+        !a.retryAfter ||
+        a.code !== 'service_unavailable' ||
+        !a.contentType?.startsWith('application/problem+json') ||
+        a.ms > HANG_MS
+      );
     return true;
   });
   assert.deepEqual(bad, [], 'every answer is 200/202, or 503 problem+json with Retry-After, in time');
@@ -81,14 +94,30 @@ const ACKNOWLEDGED_EACH_SIDE = 6;
  * with 503, load again until more are acknowledged: the shape of both stop tests, whatever the
  * speed of the machine.
  */
-async function loadThrough(c: Cluster, prefix: string, outage: { stop(): Promise<void>; start(): Promise<void> }): Promise<IngestLoad> {
-  const load = ingestLoad({ base: c.base, siteId: c.siteId, ingestKey: c.ingestKey, clients: 4, next: visitBatches(prefix, 50), timeoutMs: HANG_MS + 5000 });
-  const acknowledged = (n: number, what: string) => eventually(() => (load.acknowledged.size >= n ? true : undefined), 60_000, what);
+async function loadThrough(
+  c: Cluster,
+  prefix: string,
+  outage: { stop(): Promise<void>; start(): Promise<void> },
+): Promise<IngestLoad> {
+  const load = ingestLoad({
+    base: c.base,
+    siteId: c.siteId,
+    ingestKey: c.ingestKey,
+    clients: 4,
+    next: visitBatches(prefix, 50),
+    timeoutMs: HANG_MS + 5000,
+  });
+  const acknowledged = (n: number, what: string) =>
+    eventually(() => (load.acknowledged.size >= n ? true : undefined), 60_000, what);
   try {
     await acknowledged(ACKNOWLEDGED_EACH_SIDE, 'batches acknowledged before the outage');
     await outage.stop();
     const seen = load.answers.length;
-    await eventually(() => (load.answers.slice(seen).some((a) => a.status === 503) ? true : undefined), 60_000, 'a 503 during the outage');
+    await eventually(
+      () => (load.answers.slice(seen).some((a) => a.status === 503) ? true : undefined),
+      60_000,
+      'a 503 during the outage',
+    );
     await outage.start();
     await acknowledged(load.acknowledged.size + ACKNOWLEDGED_EACH_SIDE, 'batches acknowledged after the outage');
   } finally {
@@ -121,9 +150,20 @@ test('PostgreSQL stopped under ingest load: 503 with Retry-After, then every ack
 test('a worker killed in the middle of its transaction leaves no partial batch; the job is retried and applied once', async () => {
   const c = await cluster();
   const worker = await c.spawnWorker();
-  const event = (id: string, revision = 1) => ({ event_id: id, revision, event_type: 'visit', source: 'site_backend', occurred_at: '2026-11-20T08:00:00Z', session_id: id });
+  const event = (id: string, revision = 1) => ({
+    event_id: id,
+    revision,
+    event_type: 'visit',
+    source: 'site_backend',
+    occurred_at: '2026-11-20T08:00:00Z',
+    session_id: id,
+  });
   const post = (batchId: string, records: object[], headers: Record<string, string> = {}) =>
-    call(c.base, 'POST', `/api/v1/sites/${c.siteId}/ingest/events`, { bearer: c.ingestKey, body: { schema_version: 'events.v1', batch_id: batchId, records }, headers });
+    call(c.base, 'POST', `/api/v1/sites/${c.siteId}/ingest/events`, {
+      bearer: c.ingestKey,
+      body: { schema_version: 'events.v1', batch_id: batchId, records },
+      headers,
+    });
   // One record already stored: the batch below revises it, so it takes the revision-guarded
   // path, a transaction of several statements (a batch of only new records is one statement,
   // which PostgreSQL finishes and commits whole even when its client is gone).
@@ -142,19 +182,39 @@ test('a worker killed in the middle of its transaction leaves no partial batch; 
   assert.equal(r.status, 202, r.text);
 
   // The worker's backend has written (it holds a transaction id) and waits on our lock.
-  const midway = () => c.services.db.one<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'radar-worker' AND wait_event_type = 'Lock' AND backend_xid IS NOT NULL AND query ILIKE '%ingest_events%'");
-  await eventually(async () => ((await midway()).n === 1 ? true : undefined), 20_000, 'the worker to reach the middle of its transaction');
-  const before = { rows: 1, revision: 1, status: 'queued' };
-  const visible = () => c.services.db.one<typeof before>(
-    "SELECT (SELECT count(*)::int FROM ingest_events WHERE site_id = $1) AS rows, (SELECT revision FROM ingest_events WHERE site_id = $1 AND event_id = 'mid_0') AS revision, (SELECT status FROM ingest_batches WHERE site_id = $1 AND batch_id = 'mid') AS status",
-    [c.siteId],
+  const midway = () =>
+    c.services.db.one<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'radar-worker' AND wait_event_type = 'Lock' AND backend_xid IS NOT NULL AND query ILIKE '%ingest_events%'",
+    );
+  await eventually(
+    async () => ((await midway()).n === 1 ? true : undefined),
+    20_000,
+    'the worker to reach the middle of its transaction',
   );
+  const before = { rows: 1, revision: 1, status: 'queued' };
+  const visible = () =>
+    c.services.db.one<typeof before>(
+      "SELECT (SELECT count(*)::int FROM ingest_events WHERE site_id = $1) AS rows, (SELECT revision FROM ingest_events WHERE site_id = $1 AND event_id = 'mid_0') AS revision, (SELECT status FROM ingest_batches WHERE site_id = $1 AND batch_id = 'mid') AS status",
+      [c.siteId],
+    );
   assert.deepEqual(await visible(), before, 'nothing of the open transaction is visible');
 
   await worker.kill('SIGKILL');
   await blocker.query('COMMIT');
   // Its backend ends once PostgreSQL sees the connection gone: whatever it would commit, it has by then.
-  await eventually(async () => ((await midway()).n === 0 && (await c.services.db.one<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'radar-worker' AND backend_xid IS NOT NULL")).n === 0 ? true : undefined), 20_000, 'the killed worker\'s transaction to end');
+  await eventually(
+    async () =>
+      (await midway()).n === 0 &&
+      (
+        await c.services.db.one<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'radar-worker' AND backend_xid IS NOT NULL",
+        )
+      ).n === 0
+        ? true
+        : undefined,
+    20_000,
+    "the killed worker's transaction to end",
+  );
   assert.deepEqual(await visible(), before, 'the dead transaction committed nothing');
 
   // Another worker finds the job stalled (its lock expired) and applies it.

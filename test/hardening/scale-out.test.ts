@@ -39,7 +39,16 @@ function stream(): LoadBatch[] {
   const rnd = prng(7);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
   const at = () => new Date(Date.UTC(2026, 10, 1) + Math.floor(rnd() * 14 * 86_400_000)).toISOString();
-  const types = ['visit', 'visit', 'visit', 'registration_completed', 'activation_completed', 'usage', 'workflow_completed', 'order_paid'] as const;
+  const types = [
+    'visit',
+    'visit',
+    'visit',
+    'registration_completed',
+    'activation_completed',
+    'usage',
+    'workflow_completed',
+    'order_paid',
+  ] as const;
   const batches: LoadBatch[] = [];
   for (let b = 0; b < 36; b++) {
     const batchId = `ev-${b}`;
@@ -49,8 +58,13 @@ function stream(): LoadBatch[] {
       records: Array.from({ length: 100 }, (_, i) => {
         const user = `u${Math.floor(rnd() * 80)}`;
         return {
-          event_id: `${batchId}-${i}`, event_type: pick(types), source: 'site_backend', occurred_at: at(),
-          external_user_id: user, session_id: `${user}-s${Math.floor(rnd() * 6)}`, properties: { channel: pick(['search', 'social', 'direct']) },
+          event_id: `${batchId}-${i}`,
+          event_type: pick(types),
+          source: 'site_backend',
+          occurred_at: at(),
+          external_user_id: user,
+          session_id: `${user}-s${Math.floor(rnd() * 6)}`,
+          properties: { channel: pick(['search', 'social', 'direct']) },
         };
       }),
     });
@@ -60,8 +74,14 @@ function stream(): LoadBatch[] {
         resource: 'orders',
         batchId: orderBatch,
         records: Array.from({ length: 20 }, (_, i) => ({
-          order_id: `${orderBatch}-${i}`, source: 'site_backend', occurred_at: at(), external_user_id: `u${Math.floor(rnd() * 80)}`,
-          amount_minor: 100 + Math.floor(rnd() * 9900), currency: pick(['USD', 'EUR']), status: pick(['paid', 'paid', 'pending']), plan_id: 'pro',
+          order_id: `${orderBatch}-${i}`,
+          source: 'site_backend',
+          occurred_at: at(),
+          external_user_id: `u${Math.floor(rnd() * 80)}`,
+          amount_minor: 100 + Math.floor(rnd() * 9900),
+          currency: pick(['USD', 'EUR']),
+          status: pick(['paid', 'paid', 'pending']),
+          plan_id: 'pro',
         })),
       });
     }
@@ -72,7 +92,14 @@ function stream(): LoadBatch[] {
 /** Sends `batches` with four concurrent clients; `onAck` hears the running count of acknowledged batches. */
 function send(base: string, site: IngestSite, batches: readonly LoadBatch[]) {
   const todo = [...batches];
-  return ingestLoad({ base, siteId: site.siteId, ingestKey: site.ingestKey, clients: 4, timeoutMs: 30_000, next: () => todo.shift() ?? null });
+  return ingestLoad({
+    base,
+    siteId: site.siteId,
+    ingestKey: site.ingestKey,
+    clients: 4,
+    timeoutMs: 30_000,
+    next: () => todo.shift() ?? null,
+  });
 }
 
 const VIEWS = ['overview', 'acquisition', 'timeseries', 'finance', 'funnel', 'retention'] as const;
@@ -82,7 +109,11 @@ async function analytics(base: string, site: IngestSite): Promise<Record<string,
   const key = await createCredential(base, site.account, site.siteId, 'read', ['analytics:read', 'finance:read']);
   const out: Record<string, unknown> = {};
   for (const name of VIEWS) {
-    const r = await view({ url: base }, site.siteId, name, key, { from: '2026-11-01', to: '2026-11-16', tz: 'Asia/Shanghai' });
+    const r = await view({ url: base }, site.siteId, name, key, {
+      from: '2026-11-01',
+      to: '2026-11-16',
+      tz: 'Asia/Shanghai',
+    });
     assert.equal(r.status, 200, `${name}: ${r.text}`);
     const { freshness: _ignored, ...rest } = r.body;
     out[name] = rest;
@@ -134,7 +165,10 @@ test('three worker processes, one SIGKILLed midway: every batch applied once, an
 
   for (const load of [singleLoad, clusterLoad]) {
     assert.equal(load.acknowledged.size, batches.length, 'every batch acknowledged');
-    assert.ok(load.answers.every((a) => a.status === 200 || a.status === 202), JSON.stringify(load.answers.filter((a) => a.status !== 200 && a.status !== 202)));
+    assert.ok(
+      load.answers.every((a) => a.status === 200 || a.status === 202),
+      JSON.stringify(load.answers.filter((a) => a.status !== 200 && a.status !== 202)),
+    );
   }
   await assertAppliedOnce(services.db, clusterSite.siteId, clusterLoad.acknowledged.values(), 60_000);
   await assertAppliedOnce(single.db, singleSite.siteId, singleLoad.acknowledged.values(), 60_000);
@@ -149,20 +183,38 @@ test('three worker processes, one SIGKILLed midway: every batch applied once, an
   // ticks ran on exactly one host.
   // A sweep waits behind the ingest jobs on a loaded machine, so the load can be over before a
   // few ticks have run: wait for three (each on one host), then judge every tick so far.
-  const sweepsLogged = () => workers.flatMap((w, host) => w.logs.filter((l) => l.msg === 'rollup sweep done').map((l) => ({ host, jobId: String(l.jobId) })));
+  const sweepsLogged = () =>
+    workers.flatMap((w, host) =>
+      w.logs.filter((l) => l.msg === 'rollup sweep done').map((l) => ({ host, jobId: String(l.jobId) })),
+    );
   for (const deadline = Date.now() + 30_000; sweepsLogged().length < 3; ) {
     assert.ok(Date.now() < deadline, `sweeps ran (${sweepsLogged().length} in ${Date.now() - workersStarted} ms)`);
     await new Promise((r) => setTimeout(r, 100));
   }
   const observedMs = Date.now() - workersStarted;
-  const queue = new Queue(ROLLUP_QUEUE, { connection: { url: services.config.REDIS_URL }, prefix: services.config.QUEUE_PREFIX });
+  const queue = new Queue(ROLLUP_QUEUE, {
+    connection: { url: services.config.REDIS_URL },
+    prefix: services.config.QUEUE_PREFIX,
+  });
   cleanups.push(() => queue.close());
-  assert.deepEqual((await queue.getJobSchedulers()).map((s) => s.key), ['rollup-sweep']);
+  assert.deepEqual(
+    (await queue.getJobSchedulers()).map((s) => s.key),
+    ['rollup-sweep'],
+  );
   const sweeps = sweepsLogged();
   const ticks = sweeps.map((s) => Number(/(\d+)$/.exec(s.jobId)?.[1]));
   assert.equal(new Set(sweeps.map((s) => s.jobId)).size, sweeps.length, `no tick ran twice: ${JSON.stringify(sweeps)}`);
-  assert.ok(ticks.every((t) => Number.isFinite(t)), 'sweep jobs are named by their tick');
-  assert.ok(sweeps.length <= Math.ceil(observedMs / SWEEP_EVERY_MS) + 1, `${sweeps.length} sweeps in ${observedMs} ms is at most one per tick`);
+  assert.ok(
+    ticks.every((t) => Number.isFinite(t)),
+    'sweep jobs are named by their tick',
+  );
+  assert.ok(
+    sweeps.length <= Math.ceil(observedMs / SWEEP_EVERY_MS) + 1,
+    `${sweeps.length} sweeps in ${observedMs} ms is at most one per tick`,
+  );
   const sorted = [...ticks].sort((a, b) => a - b);
-  assert.ok(sorted.every((t, i) => i === 0 || t - sorted[i - 1]! >= SWEEP_EVERY_MS), `ticks are a period apart: ${sorted.join(', ')}`);
+  assert.ok(
+    sorted.every((t, i) => i === 0 || t - sorted[i - 1]! >= SWEEP_EVERY_MS),
+    `ticks are a period apart: ${sorted.join(', ')}`,
+  );
 });

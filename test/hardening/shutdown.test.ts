@@ -44,7 +44,14 @@ test('graceful shutdown of `radar up` under ingest load loses nothing it acknowl
 
   const first = up();
   await waitForHttp(`${base}/readyz`, 30_000);
-  const load = ingestLoad({ base, siteId, ingestKey, clients: 4, next: visitBatches('shutdown', 200), timeoutMs: 20_000 });
+  const load = ingestLoad({
+    base,
+    siteId,
+    ingestKey,
+    clients: 4,
+    next: visitBatches('shutdown', 200),
+    timeoutMs: 20_000,
+  });
   // Under load: some batches acknowledged, however slow the machine.
   await eventually(() => (load.acknowledged.size > 3 ? true : undefined), 60_000, 'batches acknowledged under load');
   first.child.kill('SIGTERM');
@@ -54,9 +61,14 @@ test('graceful shutdown of `radar up` under ingest load loses nothing it acknowl
 
   // Every answer was an acknowledgment or a refused connection once the listener closed:
   // nothing half-answered, no 5xx.
-  const bad = load.answers.filter((a) => a.status !== 200 && a.status !== 202 && a.status !== 'network' && a.status !== 503);
+  const bad = load.answers.filter(
+    (a) => a.status !== 200 && a.status !== 202 && a.status !== 'network' && a.status !== 503,
+  );
   assert.deepEqual(bad, [], first.output());
-  assert.ok(load.answers.some((a) => a.status === 'network'), 'clients met the closed listener');
+  assert.ok(
+    load.answers.some((a) => a.status === 'network'),
+    'clients met the closed listener',
+  );
 
   // A batch whose worker was stopped before applying it was handed back, not dropped.
   up();

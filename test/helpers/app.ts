@@ -16,7 +16,9 @@ export interface TestApp extends TestServices {
  * A front door (and, when `workers` names queues, workers) in this process against a
  * private database and key prefix. `PUBLIC_ORIGIN` is the listener's real origin.
  */
-export async function startTestApp(opts: { workers?: readonly string[]; env?: Record<string, string>; log?: Logger } = {}): Promise<TestApp> {
+export async function startTestApp(
+  opts: { workers?: readonly string[]; env?: Record<string, string>; log?: Logger } = {},
+): Promise<TestApp> {
   const services = await testServices(opts.env);
   const door = await startFrontDoor(services.config, opts.log);
   const url = `http://127.0.0.1:${door.port}`;

@@ -8,15 +8,29 @@ import { ConsoleFiles } from '../../src/http/console-files.ts';
 export const CHROMIUM = '/usr/bin/chromium';
 export const SCREENSHOTS = join(process.cwd(), 'test-results', 'console');
 
-export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-quic', '--disable-sync'];
+export const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-quic',
+  '--disable-sync',
+];
 
 /**
  * Debian's Chromium, headless. Missing Chromium or a missing console
  * build is a failure that says how to fix it, never a skip.
  */
 export async function launchChromium(): Promise<{ browser: Browser; close(): Promise<void> }> {
-  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium); .ci/run does so when it can`);
-  assert.ok(new ConsoleFiles().built, 'the console is not built: run npm install (its prepare script builds dist/console)');
+  assert.ok(
+    existsSync(CHROMIUM),
+    `${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium); .ci/run does so when it can`,
+  );
+  assert.ok(
+    new ConsoleFiles().built,
+    'the console is not built: run npm install (its prepare script builds dist/console)',
+  );
   // Playwright gives every launch a fresh temporary profile of its own and removes it on close.
   const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
   return { browser, close: () => browser.close() };
@@ -49,7 +63,17 @@ export async function checkPage(page: Page, errors: string[], name: string, allo
   }
   const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
   const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(bad.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')})`), [], `${name}: accessibility`);
+  assert.deepEqual(
+    bad.map(
+      (v) =>
+        `${v.id}: ${v.help} (${v.nodes
+          .map((n) => n.target.join(' '))
+          .slice(0, 3)
+          .join(' | ')})`,
+    ),
+    [],
+    `${name}: accessibility`,
+  );
   const unexpected = errors.filter((e) => !allowed.some((a) => a.test(e)));
   assert.deepEqual(unexpected, [], `${name}: browser console errors`);
   errors.length = 0;

@@ -35,7 +35,10 @@ export function radar(args: readonly string[], env: Record<string, string>, stdi
 
 /** Starts a long-running `radar …` (serve, work, up) in the background. */
 export function radarDaemon(args: readonly string[], env: Record<string, string>): ChildProcess {
-  const child = spawn(process.execPath, [RADAR, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [RADAR, ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   // Grandchildren share these pipes; once the daemon is gone, stop reading so a straggler
   // cannot keep the test process alive.
   child.once('exit', () => {
@@ -47,10 +50,15 @@ export function radarDaemon(args: readonly string[], env: Record<string, string>
 
 /** Waits until `url` answers 200 (a refused connection: not listening yet). */
 export async function waitForHttp(url: string, timeoutMs = 20_000): Promise<void> {
-  await eventually(async () => ((await fetch(url).catch(() => null))?.status === 200 ? true : undefined), timeoutMs, `${url} to answer 200`);
+  await eventually(
+    async () => ((await fetch(url).catch(() => null))?.status === 200 ? true : undefined),
+    timeoutMs,
+    `${url} to answer 200`,
+  );
 }
 
 export function exited(child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
+  if (child.exitCode !== null || child.signalCode !== null)
+    return Promise.resolve({ code: child.exitCode, signal: child.signalCode });
   return new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
 }

@@ -1,5 +1,9 @@
 /** Polls until `fn` returns a value other than undefined, or fails after `ms`. */
-export async function eventually<T>(fn: () => Promise<T | undefined> | T | undefined, ms = 10_000, what = 'condition'): Promise<T> {
+export async function eventually<T>(
+  fn: () => Promise<T | undefined> | T | undefined,
+  ms = 10_000,
+  what = 'condition',
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const v = await fn();

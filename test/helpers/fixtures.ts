@@ -19,7 +19,12 @@ export interface TestAccount {
 export async function createAccount(db: Db, opts: { admin?: boolean } = {}): Promise<TestAccount> {
   const email = `u${randomBytes(4).toString('hex')}@example.com`;
   const password = `pw-${randomBytes(6).toString('hex')}`;
-  const a = await insertAccount(db, { email, name: 'Test User', passwordHash: await hashPassword(password), admin: opts.admin ?? false });
+  const a = await insertAccount(db, {
+    email,
+    name: 'Test User',
+    passwordHash: await hashPassword(password),
+    admin: opts.admin ?? false,
+  });
   const s = await openSession(db, a.id, 1);
   return { id: a.id, email, password, session: s.token };
 }
@@ -32,14 +37,25 @@ export const SITE_BODY = {
 } as const;
 
 /** Submits a site through the API as the account's session; returns its id. */
-export async function createSite(base: string, account: TestAccount, body: Record<string, unknown> = SITE_BODY): Promise<string> {
+export async function createSite(
+  base: string,
+  account: TestAccount,
+  body: Record<string, unknown> = SITE_BODY,
+): Promise<string> {
   const r = await call(base, 'POST', '/api/v1/me/sites', { session: account.session, body });
   assert.equal(r.status, 200, r.text);
   return r.body.id;
 }
 
 /** Creates a credential through the API; returns its secret. */
-export async function createCredential(base: string, account: TestAccount, siteId: string, kind: 'read' | 'ingest', scopes: readonly string[], extra: Record<string, unknown> = {}): Promise<string> {
+export async function createCredential(
+  base: string,
+  account: TestAccount,
+  siteId: string,
+  kind: 'read' | 'ingest',
+  scopes: readonly string[],
+  extra: Record<string, unknown> = {},
+): Promise<string> {
   const r = await call(base, 'POST', `/api/v1/sites/${siteId}/credentials`, {
     session: account.session,
     body: { name: `${kind} key`, kind, scopes, ...extra },
@@ -53,9 +69,29 @@ export async function createCredential(base: string, account: TestAccount, siteI
  * door is a separate process (or not running yet).
  */
 export async function insertSiteWithIngestKey(db: Db): Promise<{ siteId: string; ingestKey: string }> {
-  const account = await insertAccount(db, { email: `i${randomBytes(4).toString('hex')}@example.com`, name: null, passwordHash: null, admin: false });
-  const site = await insertSite(db, account.id, { name: 'Ingest', websiteUrl: 'https://ingest.example', description: 'process tests', category: 'api', publicMetrics: false });
+  const account = await insertAccount(db, {
+    email: `i${randomBytes(4).toString('hex')}@example.com`,
+    name: null,
+    passwordHash: null,
+    admin: false,
+  });
+  const site = await insertSite(db, account.id, {
+    name: 'Ingest',
+    websiteUrl: 'https://ingest.example',
+    description: 'process tests',
+    category: 'api',
+    publicMetrics: false,
+  });
   const ingestKey = newSecret('rdr_ingest_');
-  await insertCredential(db, { siteId: site.id, createdBy: account.id, name: 'k', kind: 'ingest', scopes: ['ingest:events:write', 'ingest:receipt:read'], prefix: ingestKey.slice(0, 12), secretHash: hashSecret(ingestKey), expiresInDays: 1 });
+  await insertCredential(db, {
+    siteId: site.id,
+    createdBy: account.id,
+    name: 'k',
+    kind: 'ingest',
+    scopes: ['ingest:events:write', 'ingest:receipt:read'],
+    prefix: ingestKey.slice(0, 12),
+    secretHash: hashSecret(ingestKey),
+    expiresInDays: 1,
+  });
   return { siteId: site.id, ingestKey };
 }

@@ -88,7 +88,14 @@ export function ingestLoad(opts: LoadOptions): IngestLoad {
       } catch {
         // not JSON: the assertions on contentType say so
       }
-      return { ...base, status: res.status, ms: Date.now() - started, retryAfter: res.headers.get('retry-after'), contentType: res.headers.get('content-type'), code };
+      return {
+        ...base,
+        status: res.status,
+        ms: Date.now() - started,
+        retryAfter: res.headers.get('retry-after'),
+        contentType: res.headers.get('content-type'),
+        code,
+      };
     } catch (err) {
       const status = (err as Error).name === 'TimeoutError' ? 'timeout' : 'network';
       return { ...base, status, ms: Date.now() - started };
@@ -124,11 +131,23 @@ export function ingestLoad(opts: LoadOptions): IngestLoad {
 }
 
 /** Waits until no batch of the site is queued, then checks each acknowledged one was applied exactly once. */
-export async function assertAppliedOnce(db: Db, siteId: string, acknowledged: Iterable<LoadBatch>, timeoutMs: number): Promise<void> {
-  await eventually(async () => {
-    const { queued } = await db.one<{ queued: number }>("SELECT count(*)::int AS queued FROM ingest_batches WHERE site_id = $1 AND status = 'queued'", [siteId]);
-    return queued === 0 ? true : undefined;
-  }, timeoutMs, 'no batch of the site to be queued');
+export async function assertAppliedOnce(
+  db: Db,
+  siteId: string,
+  acknowledged: Iterable<LoadBatch>,
+  timeoutMs: number,
+): Promise<void> {
+  await eventually(
+    async () => {
+      const { queued } = await db.one<{ queued: number }>(
+        "SELECT count(*)::int AS queued FROM ingest_batches WHERE site_id = $1 AND status = 'queued'",
+        [siteId],
+      );
+      return queued === 0 ? true : undefined;
+    },
+    timeoutMs,
+    'no batch of the site to be queued',
+  );
   for (const b of acknowledged) {
     // One writing transaction per batch (a single xmin over its rows): it was applied whole, once.
     const r = await db.oneOrNone<{ status: string; applied: number; n: number; writers: number }>(

@@ -37,7 +37,11 @@ export async function privateRedis(): Promise<PrivateRedis> {
         rmSync(dir, { recursive: true, force: true });
         dir = mkdtempSync(path.join(os.tmpdir(), 'radar-redis-'));
       }
-      proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--dir', dir], { stdio: 'ignore' });
+      proc = spawn(
+        'redis-server',
+        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--dir', dir],
+        { stdio: 'ignore' },
+      );
       const deadline = Date.now() + 10_000;
       for (;;) {
         const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });

@@ -17,7 +17,11 @@ export interface RadarProcess {
  * wait is long because a child loads every module through tsx: on a loaded CI machine that
  * alone has taken over 30 s.
  */
-export function spawnRadar(args: readonly string[], env: Record<string, string>, timeoutMs = 120_000): Promise<RadarProcess> {
+export function spawnRadar(
+  args: readonly string[],
+  env: Record<string, string>,
+  timeoutMs = 120_000,
+): Promise<RadarProcess> {
   // RADAR_CHILD_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the children.
   const nodeArgs = (process.env.RADAR_CHILD_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const proc = spawn(process.execPath, [...nodeArgs, RADAR, ...args], {

@@ -22,7 +22,10 @@ export interface TestServices {
  * in parallel and leave nothing behind. `pgBase` points at another PostgreSQL server (a
  * fault test's own); `env.REDIS_URL` at another Redis.
  */
-export async function testServices(env: Record<string, string> = {}, opts: { pgBase?: string } = {}): Promise<TestServices> {
+export async function testServices(
+  env: Record<string, string> = {},
+  opts: { pgBase?: string } = {},
+): Promise<TestServices> {
   const pgBase = opts.pgBase ?? PG_BASE;
   const tag = `t${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
   const url = new URL(pgBase);
@@ -51,7 +54,18 @@ export async function testServices(env: Record<string, string> = {}, opts: { pgB
         // pg's pool.end() resolves once its clients are told to end, not once their backends
         // are gone; a backend FORCE terminates mid-goodbye makes its client throw an uncaught
         // "terminating connection". Give them a moment to leave on their own first.
-        await eventually(async () => ((await admin.one('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [url.pathname.slice(1)])).n === 0 ? true : undefined), 5000, 'the test database\'s sessions to end')
+        await eventually(
+          async () =>
+            (
+              await admin.one('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [
+                url.pathname.slice(1),
+              ])
+            ).n === 0
+              ? true
+              : undefined,
+          5000,
+          "the test database's sessions to end",
+        )
           // Those still there after that are ended by FORCE.
           .catch(() => undefined);
         await admin.none('DROP DATABASE IF EXISTS $1:name WITH (FORCE)', [url.pathname.slice(1)]);

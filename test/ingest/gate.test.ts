@@ -32,11 +32,18 @@ test('after a connectivity error, queued tasks fail at once with 503 instead of 
   const gate = new Gate(1);
   let calls = 0;
   const down = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
-  const results = await Promise.allSettled(Array.from({ length: 3 }, () => gate.run(async () => {
-    calls++;
-    throw down;
-  })));
+  const results = await Promise.allSettled(
+    Array.from({ length: 3 }, () =>
+      gate.run(async () => {
+        calls++;
+        throw down;
+      }),
+    ),
+  );
   assert.equal(calls, 1);
-  assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected', 'rejected']);
+  assert.deepEqual(
+    results.map((r) => r.status),
+    ['rejected', 'rejected', 'rejected'],
+  );
   assert.equal(((results[2] as PromiseRejectedResult).reason as { status: number }).status, 503);
 });

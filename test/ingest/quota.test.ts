@@ -9,7 +9,8 @@ before(async () => {
 });
 after(() => app.close());
 
-const records = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => sampleRecord('events', `${prefix}_${i}`));
+const records = (prefix: string, n: number) =>
+  Array.from({ length: n }, (_, i) => sampleRecord('events', `${prefix}_${i}`));
 
 test('the per-site ingest quota counts records; past it, 429 and nothing is stored', async () => {
   const site = await ingestSite(app);

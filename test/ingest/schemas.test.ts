@@ -31,7 +31,9 @@ describe('Timestamp', () => {
     assert.ok('error' in normalizeTimestamp('2024-01-01T24:00:00Z'));
     assert.ok('error' in normalizeTimestamp('2024-01-01T00:00:00+24:00'));
     assert.deepEqual(normalizeTimestamp('2024-03-01T07:30+08:00'), { utc: '2024-02-29T23:30:00Z' });
-    assert.deepEqual(normalizeTimestamp('2023-12-31T20:00:00.123456789-05:00'), { utc: '2024-01-01T01:00:00.123456789Z' });
+    assert.deepEqual(normalizeTimestamp('2023-12-31T20:00:00.123456789-05:00'), {
+      utc: '2024-01-01T01:00:00.123456789Z',
+    });
     assert.deepEqual(normalizeTimestamp('2024-01-01T00:00:00.500Z'), { utc: '2024-01-01T00:00:00.5Z' });
     assert.ok('error' in normalizeTimestamp('0001-01-01T00:00:00+01:00'), 'year 0 in UTC');
   });
@@ -54,33 +56,83 @@ describe('batch schemas (spec 2.1–2.4)', () => {
       batch_id: '-bad',
       extra: true,
       records: [
-        sampleRecord('events', 1, { revision: 0, occurred_at: '2025-02-29T00:00:00Z', properties: { channel: 'x', color: 'red', quantity: 1_000_001 }, surprise: 1 }),
+        sampleRecord('events', 1, {
+          revision: 0,
+          occurred_at: '2025-02-29T00:00:00Z',
+          properties: { channel: 'x', color: 'red', quantity: 1_000_001 },
+          surprise: 1,
+        }),
         sampleRecord('events', 2, { event_type: 'click', external_user_id: 'a'.repeat(129) }),
       ],
     };
     assert.deepEqual(Object.keys(violations('events', body)).sort(), [
-      '/batch_id', '/extra', '/records/0/occurred_at', '/records/0/properties/color', '/records/0/properties/quantity',
-      '/records/0/revision', '/records/0/surprise', '/records/1/event_type', '/records/1/external_user_id', '/schema_version',
+      '/batch_id',
+      '/extra',
+      '/records/0/occurred_at',
+      '/records/0/properties/color',
+      '/records/0/properties/quantity',
+      '/records/0/revision',
+      '/records/0/surprise',
+      '/records/1/event_type',
+      '/records/1/external_user_id',
+      '/schema_version',
     ]);
   });
 
   test('summaries dimensions are strict; observations need latency_ms but accept null', () => {
-    assert.ok('/records/0/dimensions/region' in violations('summaries', batch('summaries', 'b', [sampleRecord('summaries', 1, { dimensions: { region: 'x' } })])));
+    assert.ok(
+      '/records/0/dimensions/region' in
+        violations(
+          'summaries',
+          batch('summaries', 'b', [sampleRecord('summaries', 1, { dimensions: { region: 'x' } })]),
+        ),
+    );
     const missing = sampleRecord('observations', 1);
     delete missing.latency_ms;
     assert.ok('/records/0/latency_ms' in violations('observations', batch('observations', 'b', [missing])));
-    parseWith(BATCH_SCHEMAS.observations, batch('observations', 'b', [sampleRecord('observations', 1, { latency_ms: null })]));
+    parseWith(
+      BATCH_SCHEMAS.observations,
+      batch('observations', 'b', [sampleRecord('observations', 1, { latency_ms: null })]),
+    );
   });
 
   test('ranges: revision, amounts, records per batch, currency, identifier', () => {
-    const v = violations('orders', batch('orders', 'b', [
-      sampleRecord('orders', 1, { revision: 2_147_483_648, amount_minor: 1_000_000_000_001, currency: 'usd' }),
-      sampleRecord('orders', 2, { amount_minor: 1.5, order_id: 'with space' }),
-    ]));
-    assert.deepEqual(Object.keys(v).sort(), ['/records/0/amount_minor', '/records/0/currency', '/records/0/revision', '/records/1/amount_minor', '/records/1/order_id']);
+    const v = violations(
+      'orders',
+      batch('orders', 'b', [
+        sampleRecord('orders', 1, { revision: 2_147_483_648, amount_minor: 1_000_000_000_001, currency: 'usd' }),
+        sampleRecord('orders', 2, { amount_minor: 1.5, order_id: 'with space' }),
+      ]),
+    );
+    assert.deepEqual(Object.keys(v).sort(), [
+      '/records/0/amount_minor',
+      '/records/0/currency',
+      '/records/0/revision',
+      '/records/1/amount_minor',
+      '/records/1/order_id',
+    ]);
     assert.ok('/records' in violations('orders', batch('orders', 'b', [])));
-    assert.ok('/records' in violations('orders', batch('orders', 'b', Array.from({ length: 501 }, (_, i) => sampleRecord('orders', i)))));
-    parseWith(BATCH_SCHEMAS.orders, batch('orders', 'a:b.c-d_e', Array.from({ length: 500 }, (_, i) => sampleRecord('orders', i, { revision: 2_147_483_647, amount_minor: 1_000_000_000_000 }))));
+    assert.ok(
+      '/records' in
+        violations(
+          'orders',
+          batch(
+            'orders',
+            'b',
+            Array.from({ length: 501 }, (_, i) => sampleRecord('orders', i)),
+          ),
+        ),
+    );
+    parseWith(
+      BATCH_SCHEMAS.orders,
+      batch(
+        'orders',
+        'a:b.c-d_e',
+        Array.from({ length: 500 }, (_, i) =>
+          sampleRecord('orders', i, { revision: 2_147_483_647, amount_minor: 1_000_000_000_000 }),
+        ),
+      ),
+    );
   });
 
   test('the JSON Schema for the docs is strict and carries the patterns', () => {
@@ -95,9 +147,37 @@ describe('batch schemas (spec 2.1–2.4)', () => {
 
 describe('canonical JSON and digests', () => {
   test('omitted defaults, key order and zone spelling do not change the digest', () => {
-    const a = parseWith(BATCH_SCHEMAS.events, batch('events', 'b', [{ event_id: 'e1', event_type: 'visit', source: 'manual', occurred_at: '2026-01-01T08:00:00+08:00', properties: { device: 'mobile', channel: 'x' } }]));
-    const b = parseWith(BATCH_SCHEMAS.events, batch('events', 'b', [{ properties: { channel: 'x', device: 'mobile' }, revision: 1, occurred_at: '2026-01-01T00:00:00Z', source: 'manual', event_type: 'visit', event_id: 'e1' }]));
-    const c = parseWith(BATCH_SCHEMAS.events, batch('events', 'b', [{ event_id: 'e1', event_type: 'visit', source: 'manual', occurred_at: '2026-01-01T00:00:00Z', revision: 2 }]));
+    const a = parseWith(
+      BATCH_SCHEMAS.events,
+      batch('events', 'b', [
+        {
+          event_id: 'e1',
+          event_type: 'visit',
+          source: 'manual',
+          occurred_at: '2026-01-01T08:00:00+08:00',
+          properties: { device: 'mobile', channel: 'x' },
+        },
+      ]),
+    );
+    const b = parseWith(
+      BATCH_SCHEMAS.events,
+      batch('events', 'b', [
+        {
+          properties: { channel: 'x', device: 'mobile' },
+          revision: 1,
+          occurred_at: '2026-01-01T00:00:00Z',
+          source: 'manual',
+          event_type: 'visit',
+          event_id: 'e1',
+        },
+      ]),
+    );
+    const c = parseWith(
+      BATCH_SCHEMAS.events,
+      batch('events', 'b', [
+        { event_id: 'e1', event_type: 'visit', source: 'manual', occurred_at: '2026-01-01T00:00:00Z', revision: 2 },
+      ]),
+    );
     const digest = (x: typeof a) => canonicalBatch(x.records).digest.toString('hex');
     assert.equal(digest(a), digest(b));
     assert.notEqual(digest(a), digest(c));
@@ -105,7 +185,22 @@ describe('canonical JSON and digests', () => {
 
   test('plain JSON.stringify of validated records is canonical JSON for every resource', () => {
     for (const r of RESOURCES) {
-      const extra = r === 'events' ? { campaign_id: 'c', activation_definition: 'a', properties: { product_category: 'p', plan_id: 'x', feature: 'f', channel: 'c', device: 'tablet', country: 'DE', quantity: 1 } } : {};
+      const extra =
+        r === 'events'
+          ? {
+              campaign_id: 'c',
+              activation_definition: 'a',
+              properties: {
+                product_category: 'p',
+                plan_id: 'x',
+                feature: 'f',
+                channel: 'c',
+                device: 'tablet',
+                country: 'DE',
+                quantity: 1,
+              },
+            }
+          : {};
       const out = parseWith(BATCH_SCHEMAS[r], batch(r, 'b', [sampleRecord(r, 1, extra)]));
       const { payload } = canonicalBatch(out.records);
       assert.equal(payload, canonicalJson(out.records), r);
@@ -115,27 +210,65 @@ describe('canonical JSON and digests', () => {
 
 describe('semantic rules checked before storing (CONTRACT §3)', () => {
   const now = Date.parse('2026-11-21T00:00:00Z');
-  const parse = (r: (typeof RESOURCES)[number], records: Record<string, unknown>[]) => parseWith(BATCH_SCHEMAS[r], batch(r, 'b', records)).records;
+  const parse = (r: (typeof RESOURCES)[number], records: Record<string, unknown>[]) =>
+    parseWith(BATCH_SCHEMAS[r], batch(r, 'b', records)).records;
 
   test('ranges that end before they start, currencies of summaries, duplicates, the far future', () => {
-    assert.deepEqual(batchSemanticErrors('subscriptions', parse('subscriptions', [sampleRecord('subscriptions', 1, { period_end: '2026-10-01T00:00:00Z' })]), now).map((e) => e.path), ['/records/0/period_end']);
-    assert.deepEqual(batchSemanticErrors('campaigns', parse('campaigns', [sampleRecord('campaigns', 1, { ends_at: '2026-10-31T23:59:59+00:00' }), sampleRecord('campaigns', 2)]), now).map((e) => e.path), ['/records/0/ends_at']);
     assert.deepEqual(
-      batchSemanticErrors('summaries', parse('summaries', [
-        sampleRecord('summaries', 1, { unit: 'minor_currency' }),
-        sampleRecord('summaries', 2, { unit: 'count', currency: 'USD' }),
-        sampleRecord('summaries', 3, { unit: 'minor_currency', currency: 'USD' }),
-        sampleRecord('summaries', 1),
-      ]), now).map((e) => e.path),
+      batchSemanticErrors(
+        'subscriptions',
+        parse('subscriptions', [sampleRecord('subscriptions', 1, { period_end: '2026-10-01T00:00:00Z' })]),
+        now,
+      ).map((e) => e.path),
+      ['/records/0/period_end'],
+    );
+    assert.deepEqual(
+      batchSemanticErrors(
+        'campaigns',
+        parse('campaigns', [
+          sampleRecord('campaigns', 1, { ends_at: '2026-10-31T23:59:59+00:00' }),
+          sampleRecord('campaigns', 2),
+        ]),
+        now,
+      ).map((e) => e.path),
+      ['/records/0/ends_at'],
+    );
+    assert.deepEqual(
+      batchSemanticErrors(
+        'summaries',
+        parse('summaries', [
+          sampleRecord('summaries', 1, { unit: 'minor_currency' }),
+          sampleRecord('summaries', 2, { unit: 'count', currency: 'USD' }),
+          sampleRecord('summaries', 3, { unit: 'minor_currency', currency: 'USD' }),
+          sampleRecord('summaries', 1),
+        ]),
+        now,
+      ).map((e) => e.path),
       ['/records/0/currency', '/records/1/currency', '/records/3/summary_id'],
     );
-    const future = batchSemanticErrors('events', parse('events', [
-      sampleRecord('events', 1, { occurred_at: '2026-11-22T00:00:01Z' }),
-      sampleRecord('events', 2, { occurred_at: '2026-11-22T00:00:00Z' }),
-    ]), now);
-    assert.deepEqual(future.map((e) => e.path), ['/records/0/occurred_at']);
+    const future = batchSemanticErrors(
+      'events',
+      parse('events', [
+        sampleRecord('events', 1, { occurred_at: '2026-11-22T00:00:01Z' }),
+        sampleRecord('events', 2, { occurred_at: '2026-11-22T00:00:00Z' }),
+      ]),
+      now,
+    );
+    assert.deepEqual(
+      future.map((e) => e.path),
+      ['/records/0/occurred_at'],
+    );
     // Equal instants written differently are not "before".
-    assert.deepEqual(batchSemanticErrors('costs', parse('costs', [sampleRecord('costs', 1, { period_start: '2026-11-01T08:00:00+08:00', period_end: '2026-11-01T00:00:00Z' })]), now), []);
+    assert.deepEqual(
+      batchSemanticErrors(
+        'costs',
+        parse('costs', [
+          sampleRecord('costs', 1, { period_start: '2026-11-01T08:00:00+08:00', period_end: '2026-11-01T00:00:00Z' }),
+        ]),
+        now,
+      ),
+      [],
+    );
   });
 
   test('payments and refunds against their stored order or payment', () => {
@@ -146,8 +279,19 @@ describe('semantic rules checked before storing (CONTRACT §3)', () => {
       sampleRecord('refunds', 4, { amount_minor: 1999 }),
     ]).map((record, index) => ({ index, record }));
     const stored = new Map(['pay_1', 'pay_2', 'pay_4'].map((id) => [id, { amount_minor: 1999, currency: 'USD' }]));
-    assert.deepEqual(referenceErrors('refunds', refunds, stored).map((e) => e.path), ['/records/0/amount_minor', '/records/1/currency']);
-    const payments = parse('payments', [sampleRecord('payments', 1, { currency: 'JPY' })]).map((record, index) => ({ index, record }));
-    assert.deepEqual(referenceErrors('payments', payments, new Map([['ord_1', { amount_minor: 1, currency: 'USD' }]])).map((e) => e.path), ['/records/0/currency']);
+    assert.deepEqual(
+      referenceErrors('refunds', refunds, stored).map((e) => e.path),
+      ['/records/0/amount_minor', '/records/1/currency'],
+    );
+    const payments = parse('payments', [sampleRecord('payments', 1, { currency: 'JPY' })]).map((record, index) => ({
+      index,
+      record,
+    }));
+    assert.deepEqual(
+      referenceErrors('payments', payments, new Map([['ord_1', { amount_minor: 1, currency: 'USD' }]])).map(
+        (e) => e.path,
+      ),
+      ['/records/0/currency'],
+    );
   });
 });

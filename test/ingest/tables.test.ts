@@ -13,9 +13,15 @@ after(() => services.cleanup());
 test('each record table has exactly the columns the upsert writes, keyed (site_id, record id)', async () => {
   for (const r of RESOURCES) {
     const t = RECORD_TABLES[r];
-    const cols = await services.db.any<{ column_name: string }>("SELECT column_name FROM information_schema.columns WHERE table_name = $1 AND is_generated = 'NEVER' ORDER BY ordinal_position", [t.table]);
+    const cols = await services.db.any<{ column_name: string }>(
+      "SELECT column_name FROM information_schema.columns WHERE table_name = $1 AND is_generated = 'NEVER' ORDER BY ordinal_position",
+      [t.table],
+    );
     assert.deepEqual(cols.map((c) => c.column_name).sort(), t.columnSet.columns.map((c) => c.name).sort(), t.table);
-    const pk = await services.db.one<{ def: string }>("SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'p'", [t.table]);
+    const pk = await services.db.one<{ def: string }>(
+      "SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint WHERE conrelid = $1::regclass AND contype = 'p'",
+      [t.table],
+    );
     assert.equal(pk.def, `PRIMARY KEY (site_id, ${t.idColumn})`);
   }
 });

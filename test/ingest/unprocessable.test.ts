@@ -40,7 +40,10 @@ async function storeQueued(batchId: string, records: readonly Record<string, unk
   return key;
 }
 
-const receipt = (batchId: string) => call(app.url, 'GET', `/api/v1/sites/${site.siteId}/ingest/receipts/${batchId}?resource=events`, { bearer: site.ingestKey });
+const receipt = (batchId: string) =>
+  call(app.url, 'GET', `/api/v1/sites/${site.siteId}/ingest/receipts/${batchId}?resource=events`, {
+    bearer: site.ingestKey,
+  });
 
 function sample(text: string, name: string, labels: Record<string, string>): number | null {
   const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
@@ -52,34 +55,59 @@ test('the front door refuses the text the worker could not store: 400 naming eac
   const r = await postBatch(app, site, 'events', batch('events', 'refused', UNSTORABLE));
   assert.equal(r.status, 400, r.text);
   assert.equal(r.body.code, 'validation_failed');
-  assert.deepEqual(r.body.errors.map((e: { path: string }) => e.path), ['/records/1/properties/feature', '/records/2/properties/channel']);
+  assert.deepEqual(
+    r.body.errors.map((e: { path: string }) => e.path),
+    ['/records/1/properties/feature', '/records/2/properties/channel'],
+  );
   assert.equal((await receipt('refused')).status, 404);
 });
 
 test('a stored batch PostgreSQL cannot hold ends rejected as batch_unprocessable, shown by its receipt and counted', async () => {
   const key = await storeQueued('poison', UNSTORABLE);
-  await enqueue(app.door.app.queues, JOBS.ingestApply, { site_id: key.siteId, resource: key.resource, batch_id: key.batchId });
+  await enqueue(app.door.app.queues, JOBS.ingestApply, {
+    site_id: key.siteId,
+    resource: key.resource,
+    batch_id: key.batchId,
+  });
 
-  const rejected = await eventually(async () => {
-    const r = await receipt('poison');
-    return r.body.status === 'queued' ? undefined : r;
-  }, 60_000, 'the poison batch to leave queued');
+  const rejected = await eventually(
+    async () => {
+      const r = await receipt('poison');
+      return r.body.status === 'queued' ? undefined : r;
+    },
+    60_000,
+    'the poison batch to leave queued',
+  );
   assert.equal(rejected.status, 200, rejected.text);
   assert.equal(rejected.body.status, 'rejected');
   assert.equal(rejected.body.applied, 0);
   assert.match(rejected.body.completed_at, /Z$/);
   assert.equal(rejected.body.problem.code, 'batch_unprocessable');
   assert.match(rejected.body.problem.detail, /3 times/);
-  assert.deepEqual(rejected.body.problem.errors.map((e: { path: string }) => e.path), ['/records/1/properties/feature', '/records/2/properties/channel']);
+  assert.deepEqual(
+    rejected.body.problem.errors.map((e: { path: string }) => e.path),
+    ['/records/1/properties/feature', '/records/2/properties/channel'],
+  );
 
-  const row = await app.db.one("SELECT apply_failures, payload FROM ingest_batches WHERE site_id = $1 AND batch_id = 'poison'", [site.siteId]);
+  const row = await app.db.one(
+    "SELECT apply_failures, payload FROM ingest_batches WHERE site_id = $1 AND batch_id = 'poison'",
+    [site.siteId],
+  );
   assert.deepEqual(row, { apply_failures: 3, payload: null });
-  assert.equal((await app.db.one("SELECT count(*)::int AS n FROM ingest_events WHERE site_id = $1", [site.siteId])).n, 0, 'nothing of it applied');
+  assert.equal(
+    (await app.db.one('SELECT count(*)::int AS n FROM ingest_events WHERE site_id = $1', [site.siteId])).n,
+    0,
+    'nothing of it applied',
+  );
   // Done: applying it again changes nothing.
   assert.deepEqual(await applyBatch(app.db, key), { status: 'skipped', reason: 'rejected' });
 
   const metrics = await call(app.url, 'GET', '/metrics');
-  assert.equal(sample(metrics.text, 'radar_ingest_batches_rejected_total', { code: 'batch_unprocessable' }), 1, metrics.text);
+  assert.equal(
+    sample(metrics.text, 'radar_ingest_batches_rejected_total', { code: 'batch_unprocessable' }),
+    1,
+    metrics.text,
+  );
 });
 
 test('a data failure is retried until the bound; a lost connection is not counted as one', async (t) => {
@@ -93,11 +121,18 @@ test('a data failure is retried until the bound; a lost connection is not counte
   await acceptBatch(db, key, { ...canonicalBatch(records), received: 1 });
 
   await assert.rejects(applyBatch(db, key), /Unicode/);
-  const failures = async () => (await db.one("SELECT apply_failures AS n, status FROM ingest_batches WHERE site_id = $1 AND batch_id = 'counted'", [siteId]));
+  const failures = async () =>
+    await db.one("SELECT apply_failures AS n, status FROM ingest_batches WHERE site_id = $1 AND batch_id = 'counted'", [
+      siteId,
+    ]);
   assert.deepEqual(await failures(), { n: 1, status: 'queued' });
 
   // PostgreSQL unreachable: the error propagates (the job retries) and the count stays.
-  const nowhere = createDb({ url: `postgres://postgres@127.0.0.1:${await freePort()}/nowhere`, poolSize: 1, applicationName: 'radar-test' });
+  const nowhere = createDb({
+    url: `postgres://postgres@127.0.0.1:${await freePort()}/nowhere`,
+    poolSize: 1,
+    applicationName: 'radar-test',
+  });
   try {
     await assert.rejects(applyBatch(nowhere, key), /ECONNREFUSED/);
   } finally {

@@ -29,7 +29,11 @@ describe('job catalog', () => {
   test('every job in the catalog has a handler on its queue, and every queue a worker', () => {
     assert.deepEqual(Object.keys(QUEUE_WORKERS).sort(), [...QUEUES].sort());
     for (const [key, def] of Object.entries(JOBS)) {
-      assert.equal(typeof (QUEUE_WORKERS[def.queue].handlers as Record<string, unknown>)[key], 'function', `${key} has no handler on ${def.queue}`);
+      assert.equal(
+        typeof (QUEUE_WORKERS[def.queue].handlers as Record<string, unknown>)[key],
+        'function',
+        `${key} has no handler on ${def.queue}`,
+      );
     }
     const names = Object.values(JOBS).map((d) => d.name);
     assert.equal(new Set(names).size, names.length, 'job names are unique');
@@ -38,7 +42,10 @@ describe('job catalog', () => {
   test('the front door does not load the worker processors', () => {
     const reached = [...importGraph('src/front-door.ts')].map((f) => relative(ROOT, f));
     assert.ok(reached.includes('src/queues/catalog.ts'));
-    assert.deepEqual(reached.filter((f) => f.startsWith('workers/')), []);
+    assert.deepEqual(
+      reached.filter((f) => f.startsWith('workers/')),
+      [],
+    );
   });
 
   describe('dispatch', () => {

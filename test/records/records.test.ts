@@ -15,9 +15,24 @@ before(async () => {
   site = await ingestSite(app);
   // Events on days 1..7 (day 3 twice, ids out of order), one of them updated to revision 2.
   const events = [7, 1, 2, 5, 4, 6].map((d) => sampleRecord('events', `d${d}`, { occurred_at: at(d) }));
-  events.push(sampleRecord('events', 'd3b', { occurred_at: at(3) }), sampleRecord('events', 'd3a', { occurred_at: '2026-10-03T08:00:00+08:00' }));
+  events.push(
+    sampleRecord('events', 'd3b', { occurred_at: at(3) }),
+    sampleRecord('events', 'd3a', { occurred_at: '2026-10-03T08:00:00+08:00' }),
+  );
   assert.equal((await postBatch(app, site, 'events', batch('events', 'ev-1', events))).status, 200);
-  assert.equal((await postBatch(app, site, 'events', batch('events', 'ev-2', [sampleRecord('events', 'd5', { occurred_at: at(5), revision: 2, event_type: 'usage' })]))).status, 200);
+  assert.equal(
+    (
+      await postBatch(
+        app,
+        site,
+        'events',
+        batch('events', 'ev-2', [
+          sampleRecord('events', 'd5', { occurred_at: at(5), revision: 2, event_type: 'usage' }),
+        ]),
+      )
+    ).status,
+    200,
+  );
 });
 after(() => app.close());
 
@@ -39,10 +54,15 @@ describe('reading records (CONTRACT §4)', () => {
     assert.match(r.body.freshness.as_of, /Z$/);
     assert.match(r.body.freshness.last_ingested_at, /Z$/);
     assert.ok(Date.parse(r.body.freshness.last_ingested_at) <= Date.parse(r.body.freshness.as_of));
-    assert.deepEqual(r.body.data.map((e: { event_id: string }) => e.event_id), ['evt_d1', 'evt_d2', 'evt_d3a', 'evt_d3b', 'evt_d4', 'evt_d5', 'evt_d6', 'evt_d7']);
+    assert.deepEqual(
+      r.body.data.map((e: { event_id: string }) => e.event_id),
+      ['evt_d1', 'evt_d2', 'evt_d3a', 'evt_d3b', 'evt_d4', 'evt_d5', 'evt_d6', 'evt_d7'],
+    );
     const d5 = r.body.data[5];
     const { received_at, ...fields } = d5;
-    assert.deepEqual(fields, { ...sampleRecord('events', 'd5', { occurred_at: at(5), revision: 2, event_type: 'usage' }) });
+    assert.deepEqual(fields, {
+      ...sampleRecord('events', 'd5', { occurred_at: at(5), revision: 2, event_type: 'usage' }),
+    });
     assert.match(received_at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     assert.equal(r.body.data[2].occurred_at, '2026-10-03T00:00:00Z', 'stored and returned in UTC');
     assert.equal(r.body.data[1].revision, 1, 'the defaulted revision is part of the record');
@@ -52,7 +72,10 @@ describe('reading records (CONTRACT §4)', () => {
     const p1 = await list('?limit=3');
     assert.deepEqual(p1.body.pagination, { limit: 3, offset: 0, total: 8, next_offset: 3 });
     const p2 = await list('?limit=3&offset=3');
-    assert.deepEqual(p2.body.data.map((e: { event_id: string }) => e.event_id), ['evt_d3b', 'evt_d4', 'evt_d5']);
+    assert.deepEqual(
+      p2.body.data.map((e: { event_id: string }) => e.event_id),
+      ['evt_d3b', 'evt_d4', 'evt_d5'],
+    );
     const p3 = await list('?limit=3&offset=6');
     assert.deepEqual(p3.body.pagination, { limit: 3, offset: 6, total: 8, next_offset: null });
     assert.equal(p3.body.data.length, 2);
@@ -63,21 +86,36 @@ describe('reading records (CONTRACT §4)', () => {
 
   test('from is inclusive, to is exclusive, both on occurred_at and in any zone', async () => {
     const r = await list(`?from=${encodeURIComponent('2026-10-03T08:00:00+08:00')}&to=${at(5)}`);
-    assert.deepEqual(r.body.data.map((e: { event_id: string }) => e.event_id), ['evt_d3a', 'evt_d3b', 'evt_d4']);
+    assert.deepEqual(
+      r.body.data.map((e: { event_id: string }) => e.event_id),
+      ['evt_d3a', 'evt_d3b', 'evt_d4'],
+    );
     assert.equal(r.body.pagination.total, 3);
     assert.equal((await list(`?from=${at(5)}&to=${at(5)}`)).body.pagination.total, 0);
   });
 
   test('bad query values are 400 naming each parameter', async () => {
     for (const [q, param] of [
-      ['?limit=0', 'limit'], ['?limit=201', 'limit'], ['?limit=abc', 'limit'], ['?limit=', 'limit'], ['?limit=1.5', 'limit'],
-      ['?offset=-1', 'offset'], ['?offset=10001', 'offset'],
-      ['?from=2026-10-01', 'from'], ['?from=2026-10-01T00:00:00', 'from'], ['?to=2025-02-29T00:00:00Z', 'to'],
-      [`?from=${at(5)}&to=${at(4)}`, 'to'], ['?colour=red', 'colour'], ['?limit=1&limit=2', 'limit'],
+      ['?limit=0', 'limit'],
+      ['?limit=201', 'limit'],
+      ['?limit=abc', 'limit'],
+      ['?limit=', 'limit'],
+      ['?limit=1.5', 'limit'],
+      ['?offset=-1', 'offset'],
+      ['?offset=10001', 'offset'],
+      ['?from=2026-10-01', 'from'],
+      ['?from=2026-10-01T00:00:00', 'from'],
+      ['?to=2025-02-29T00:00:00Z', 'to'],
+      [`?from=${at(5)}&to=${at(4)}`, 'to'],
+      ['?colour=red', 'colour'],
+      ['?limit=1&limit=2', 'limit'],
     ] as const) {
       const r = await list(q);
       assertProblem(r, 400, 'validation_failed');
-      assert.ok(r.body.errors.some((e: { path: string }) => e.path === `query.${param}`), `${q}: ${r.text}`);
+      assert.ok(
+        r.body.errors.some((e: { path: string }) => e.path === `query.${param}`),
+        `${q}: ${r.text}`,
+      );
     }
   });
 });
@@ -105,14 +143,22 @@ describe('who may read what (CONTRACT §2)', () => {
     assertProblem(await call(app.url, 'GET', `/api/v1/sites/${site.siteId}/events`), 401, 'unauthenticated');
     assertProblem(await list('', site.ingestKey), 403, 'insufficient_scope');
     const other = await createSite(app.url, await createAccount(app.db));
-    assertProblem(await call(app.url, 'GET', `/api/v1/sites/${other}/events`, { bearer: site.readKey }), 403, 'site_forbidden');
-    assertProblem(await call(app.url, 'GET', `/api/v1/sites/${other}/events`, { session: site.account.session }), 403, 'site_forbidden');
+    assertProblem(
+      await call(app.url, 'GET', `/api/v1/sites/${other}/events`, { bearer: site.readKey }),
+      403,
+      'site_forbidden',
+    );
+    assertProblem(
+      await call(app.url, 'GET', `/api/v1/sites/${other}/events`, { session: site.account.session }),
+      403,
+      'site_forbidden',
+    );
     const own = await call(app.url, 'GET', `/api/v1/sites/${site.siteId}/events`, { session: site.account.session });
     assert.equal(own.status, 200);
     assert.equal(own.body.pagination.total, 8);
   });
 
-  test('a collection never shows another site\'s records, and an empty one has no freshness yet', async () => {
+  test("a collection never shows another site's records, and an empty one has no freshness yet", async () => {
     const account = await createAccount(app.db);
     const empty = await createSite(app.url, account);
     const r = await call(app.url, 'GET', `/api/v1/sites/${empty}/events`, { session: account.session });

@@ -103,55 +103,97 @@ export async function startFakeUpstream(options: FakeOptions = {}, port = 0): Pr
 
     const error = (status: number, message: string, code: string | null = null) => {
       res.writeHead(status, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code } }));
+      res.end(
+        JSON.stringify({
+          error: { message, type: status >= 500 ? 'server_error' : 'invalid_request_error', param: null, code },
+        }),
+      );
     };
-    const proto = path === '/v1/chat/completions' ? 'chat' : path === '/v1/responses' ? 'responses' : path === '/v1/embeddings' ? 'embeddings' : null;
-    if (req.method !== 'POST' || !proto || !(options.protocols ?? ['chat', 'responses', 'embeddings']).includes(proto)) {
+    const proto =
+      path === '/v1/chat/completions'
+        ? 'chat'
+        : path === '/v1/responses'
+          ? 'responses'
+          : path === '/v1/embeddings'
+            ? 'embeddings'
+            : null;
+    if (
+      req.method !== 'POST' ||
+      !proto ||
+      !(options.protocols ?? ['chat', 'responses', 'embeddings']).includes(proto)
+    ) {
       return error(404, `Invalid URL (${req.method} ${path})`);
     }
-    if (options.apiKey && req.headers.authorization !== `Bearer ${options.apiKey}`) return error(401, 'Incorrect API key provided', 'invalid_api_key');
+    if (options.apiKey && req.headers.authorization !== `Bearer ${options.apiKey}`)
+      return error(401, 'Incorrect API key provided', 'invalid_api_key');
     if (options.failStatus) return error(options.failStatus, 'The fake provider is failing on purpose', 'fake_failure');
-    if (!body || typeof body !== 'object' || typeof body.model !== 'string') return error(400, 'We could not parse the JSON body of your request.');
+    if (!body || typeof body !== 'object' || typeof body.model !== 'string')
+      return error(400, 'We could not parse the JSON body of your request.');
 
     const id = `fake${++seq}`;
     const created = Math.floor(Date.now() / 1000);
     if (proto === 'embeddings') {
       const inputs: unknown[] = Array.isArray(body.input) ? body.input : [body.input];
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({
-        object: 'list',
-        data: inputs.map((x, index) => {
-          const vector = [words(x), index, 0.5];
-          // OpenAI sends base64 of little-endian float32 when asked, as the SDK asks by default.
-          const embedding = body.encoding_format === 'base64' ? Buffer.from(new Float32Array(vector).buffer).toString('base64') : vector;
-          return { object: 'embedding', index, embedding };
+      res.end(
+        JSON.stringify({
+          object: 'list',
+          data: inputs.map((x, index) => {
+            const vector = [words(x), index, 0.5];
+            // OpenAI sends base64 of little-endian float32 when asked, as the SDK asks by default.
+            const embedding =
+              body.encoding_format === 'base64'
+                ? Buffer.from(new Float32Array(vector).buffer).toString('base64')
+                : vector;
+            return { object: 'embedding', index, embedding };
+          }),
+          model: body.model,
+          usage: { prompt_tokens: words(inputs), total_tokens: words(inputs) },
         }),
-        model: body.model,
-        usage: { prompt_tokens: words(inputs), total_tokens: words(inputs) },
-      }));
+      );
       return;
     }
 
     const isChat = proto === 'chat';
     const effort: string | undefined = isChat ? body.reasoning_effort : body.reasoning?.effort;
-    const reasoning = effort === undefined ? REASONING.medium! : REASONING[effort] ?? 0;
-    const messages: any[] = isChat ? body.messages : typeof body.input === 'string' ? [{ role: 'user', content: body.input }] : body.input;
+    const reasoning = effort === undefined ? REASONING.medium! : (REASONING[effort] ?? 0);
+    const messages: any[] = isChat
+      ? body.messages
+      : typeof body.input === 'string'
+        ? [{ role: 'user', content: body.input }]
+        : body.input;
     const inputTokens = words(messages) + words(body.instructions ?? '');
-    const limit: number | undefined = isChat ? body.max_tokens ?? body.max_completion_tokens : body.max_output_tokens;
+    const limit: number | undefined = isChat ? (body.max_tokens ?? body.max_completion_tokens) : body.max_output_tokens;
     const all = deltas(options.chunks ?? 5, options.padBytes ?? 0);
     const text = limit !== undefined && limit < all.length ? all.slice(0, limit) : all;
     const truncated = text.length < all.length;
     const wantsTool = Array.isArray(body.tools) && body.tools.length > 0 && /weather/i.test(lastUserText(messages));
-    const tool = wantsTool ? { callId: `call_${id}`, name: isChat ? body.tools[0].function.name : body.tools[0].name, args: ['{"city":', '"Paris"', '}'] } : null;
+    const tool = wantsTool
+      ? {
+          callId: `call_${id}`,
+          name: isChat ? body.tools[0].function.name : body.tools[0].name,
+          args: ['{"city":', '"Paris"', '}'],
+        }
+      : null;
     const outTokens = (tool ? 3 : text.length) + reasoning;
     const chatUsage = {
-      prompt_tokens: inputTokens, completion_tokens: outTokens, total_tokens: inputTokens + outTokens,
+      prompt_tokens: inputTokens,
+      completion_tokens: outTokens,
+      total_tokens: inputTokens + outTokens,
       prompt_tokens_details: { cached_tokens: CACHED_TOKENS, audio_tokens: 0 },
-      completion_tokens_details: { reasoning_tokens: reasoning, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+      completion_tokens_details: {
+        reasoning_tokens: reasoning,
+        audio_tokens: 0,
+        accepted_prediction_tokens: 0,
+        rejected_prediction_tokens: 0,
+      },
     };
     const respUsage = {
-      input_tokens: inputTokens, input_tokens_details: { cached_tokens: CACHED_TOKENS },
-      output_tokens: outTokens, output_tokens_details: { reasoning_tokens: reasoning }, total_tokens: inputTokens + outTokens,
+      input_tokens: inputTokens,
+      input_tokens_details: { cached_tokens: CACHED_TOKENS },
+      output_tokens: outTokens,
+      output_tokens_details: { reasoning_tokens: reasoning },
+      total_tokens: inputTokens + outTokens,
     };
     const finish = tool ? 'tool_calls' : truncated ? 'length' : 'stop';
 
@@ -159,10 +201,33 @@ export async function startFakeUpstream(options: FakeOptions = {}, port = 0): Pr
       res.writeHead(200, { 'content-type': 'application/json' });
       if (isChat) {
         const message: any = { role: 'assistant', content: tool ? null : text.join(''), refusal: null };
-        if (tool) message.tool_calls = [{ id: tool.callId, type: 'function', function: { name: tool.name, arguments: tool.args.join('') } }];
-        res.end(JSON.stringify({ id: `chatcmpl-${id}`, object: 'chat.completion', created, model: body.model, choices: [{ index: 0, message, logprobs: null, finish_reason: finish }], usage: chatUsage }));
+        if (tool)
+          message.tool_calls = [
+            { id: tool.callId, type: 'function', function: { name: tool.name, arguments: tool.args.join('') } },
+          ];
+        res.end(
+          JSON.stringify({
+            id: `chatcmpl-${id}`,
+            object: 'chat.completion',
+            created,
+            model: body.model,
+            choices: [{ index: 0, message, logprobs: null, finish_reason: finish }],
+            usage: chatUsage,
+          }),
+        );
       } else {
-        res.end(JSON.stringify(responseObject(id, created, body, truncated ? 'incomplete' : 'completed', outputItems(id, text.join(''), tool), respUsage)));
+        res.end(
+          JSON.stringify(
+            responseObject(
+              id,
+              created,
+              body,
+              truncated ? 'incomplete' : 'completed',
+              outputItems(id, text.join(''), tool),
+              respUsage,
+            ),
+          ),
+        );
       }
       return;
     }
@@ -221,36 +286,59 @@ export async function startFakeUpstream(options: FakeOptions = {}, port = 0): Pr
           `data: ${JSON.stringify({ id: `chatcmpl-${id}`, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }], ...extra })}\n\n`;
         await send(chunk({ role: 'assistant', content: '' }));
         if (tool) {
-          await send(chunk({ tool_calls: [{ index: 0, id: tool.callId, type: 'function', function: { name: tool.name, arguments: '' } }] }));
+          await send(
+            chunk({
+              tool_calls: [
+                { index: 0, id: tool.callId, type: 'function', function: { name: tool.name, arguments: '' } },
+              ],
+            }),
+          );
           for (const a of tool.args) await send(chunk({ tool_calls: [{ index: 0, function: { arguments: a } }] }));
         } else {
           for (const d of text) await send(chunk({ content: d }));
         }
         await send(chunk({}, finish));
         if (body.stream_options?.include_usage) {
-          await send(`data: ${JSON.stringify({ id: `chatcmpl-${id}`, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage: chatUsage })}\n\n`);
+          await send(
+            `data: ${JSON.stringify({ id: `chatcmpl-${id}`, object: 'chat.completion.chunk', created, model: body.model, choices: [], usage: chatUsage })}\n\n`,
+          );
         }
         await send('data: [DONE]\n\n');
         return finishStream();
       }
 
       let n = 0;
-      const ev = (type: string, payload: object) => send(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: n++, ...payload })}\n\n`);
+      const ev = (type: string, payload: object) =>
+        send(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: n++, ...payload })}\n\n`);
       const start = responseObject(id, created, body, 'in_progress', [], null);
       await ev('response.created', { response: start });
       await ev('response.in_progress', { response: start });
       const items = outputItems(id, text.join(''), tool);
       if (tool) {
         const item = items[0];
-        await ev('response.output_item.added', { output_index: 0, item: { ...item, arguments: '', status: 'in_progress' } });
-        for (const a of tool.args) await ev('response.function_call_arguments.delta', { item_id: item.id, output_index: 0, delta: a });
-        await ev('response.function_call_arguments.done', { item_id: item.id, output_index: 0, arguments: item.arguments });
+        await ev('response.output_item.added', {
+          output_index: 0,
+          item: { ...item, arguments: '', status: 'in_progress' },
+        });
+        for (const a of tool.args)
+          await ev('response.function_call_arguments.delta', { item_id: item.id, output_index: 0, delta: a });
+        await ev('response.function_call_arguments.done', {
+          item_id: item.id,
+          output_index: 0,
+          arguments: item.arguments,
+        });
         await ev('response.output_item.done', { output_index: 0, item });
       } else {
         const item = items[0];
         const ids = { item_id: item.id, output_index: 0, content_index: 0 };
-        await ev('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', content: [] } });
-        await ev('response.content_part.added', { ...ids, part: { type: 'output_text', text: '', annotations: [], logprobs: [] } });
+        await ev('response.output_item.added', {
+          output_index: 0,
+          item: { ...item, status: 'in_progress', content: [] },
+        });
+        await ev('response.content_part.added', {
+          ...ids,
+          part: { type: 'output_text', text: '', annotations: [], logprobs: [] },
+        });
         for (const d of text) await ev('response.output_text.delta', { ...ids, delta: d, logprobs: [] });
         await ev('response.output_text.done', { ...ids, text: text.join(''), logprobs: [] });
         await ev('response.content_part.done', { ...ids, part: item.content[0] });
@@ -281,26 +369,70 @@ export async function startFakeUpstream(options: FakeOptions = {}, port = 0): Pr
 }
 
 function outputItems(id: string, text: string, tool: { callId: string; name: string; args: string[] } | null): any[] {
-  if (tool) return [{ id: `fc_${id}`, type: 'function_call', status: 'completed', call_id: tool.callId, name: tool.name, arguments: tool.args.join('') }];
-  return [{ id: `msg_${id}`, type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }] }];
+  if (tool)
+    return [
+      {
+        id: `fc_${id}`,
+        type: 'function_call',
+        status: 'completed',
+        call_id: tool.callId,
+        name: tool.name,
+        arguments: tool.args.join(''),
+      },
+    ];
+  return [
+    {
+      id: `msg_${id}`,
+      type: 'message',
+      status: 'completed',
+      role: 'assistant',
+      content: [{ type: 'output_text', text, annotations: [], logprobs: [] }],
+    },
+  ];
 }
 
 function responseObject(id: string, created: number, body: any, status: string, output: any[], usage: object | null) {
   return {
-    id: `resp_${id}`, object: 'response', created_at: created, status, error: null,
+    id: `resp_${id}`,
+    object: 'response',
+    created_at: created,
+    status,
+    error: null,
     incomplete_details: status === 'incomplete' ? { reason: 'max_output_tokens' } : null,
-    instructions: body.instructions ?? null, max_output_tokens: body.max_output_tokens ?? null, model: body.model,
-    output, parallel_tool_calls: true, previous_response_id: null,
-    reasoning: { effort: body.reasoning?.effort ?? null, summary: null }, store: false, temperature: 1,
-    text: { format: { type: 'text' } }, tool_choice: 'auto', tools: body.tools ?? [], top_p: 1, truncation: 'disabled',
-    usage, user: null, metadata: {},
+    instructions: body.instructions ?? null,
+    max_output_tokens: body.max_output_tokens ?? null,
+    model: body.model,
+    output,
+    parallel_tool_calls: true,
+    previous_response_id: null,
+    reasoning: { effort: body.reasoning?.effort ?? null, summary: null },
+    store: false,
+    temperature: 1,
+    text: { format: { type: 'text' } },
+    tool_choice: 'auto',
+    tools: body.tools ?? [],
+    top_p: 1,
+    truncation: 'disabled',
+    usage,
+    user: null,
+    metadata: {},
   };
 }
 
 // `node --import tsx test/relay/fake-upstream.ts --port 0 --chunks 200 [--pad B] [--delay MS]` (the benchmark runs it
 // in its own process so the provider does not compete with the load generator for a core).
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { port: { type: 'string', default: '0' }, chunks: { type: 'string', default: '5' }, pad: { type: 'string', default: '0' }, delay: { type: 'string', default: '0' } } });
-  const fake = await startFakeUpstream({ chunks: Number(values.chunks), padBytes: Number(values.pad), chunkDelayMs: Number(values.delay) }, Number(values.port));
+  const { values } = parseArgs({
+    options: {
+      port: { type: 'string', default: '0' },
+      chunks: { type: 'string', default: '5' },
+      pad: { type: 'string', default: '0' },
+      delay: { type: 'string', default: '0' },
+    },
+  });
+  const fake = await startFakeUpstream(
+    { chunks: Number(values.chunks), padBytes: Number(values.pad), chunkDelayMs: Number(values.delay) },
+    Number(values.port),
+  );
   process.stdout.write(JSON.stringify({ url: fake.url }) + '\n');
 }

@@ -5,18 +5,52 @@ import { HttpError } from '../../src/errors/http-error.ts';
 
 test('each field is mapped, dropped or refused; null counts as absent; unknown fields are dropped', () => {
   const sort = new FieldSort('responses-to-chat', {
-    model: 'm', input: 'x', store: true, client_metadata: { a: 1 }, background: false, previous_response_id: null, brand_new: 1,
+    model: 'm',
+    input: 'x',
+    store: true,
+    client_metadata: { a: 1 },
+    background: false,
+    previous_response_id: null,
+    brand_new: 1,
   });
   assert.deepEqual(sort.dropped, ['store', 'client_metadata', 'background', 'brand_new']);
-  assert.throws(() => new FieldSort('responses-to-chat', { model: 'm', input: 'x', background: true }), (e: unknown) => e instanceof HttpError && e.param === 'background' && e.code === 'unsupported_parameter');
-  assert.throws(() => new FieldSort('responses-to-chat', { model: 'm', input: 'x', conversation: 'c' }), (e: unknown) => e instanceof HttpError && e.param === 'conversation');
+  assert.throws(
+    () => new FieldSort('responses-to-chat', { model: 'm', input: 'x', background: true }),
+    (e: unknown) => e instanceof HttpError && e.param === 'background' && e.code === 'unsupported_parameter',
+  );
+  assert.throws(
+    () => new FieldSort('responses-to-chat', { model: 'm', input: 'x', conversation: 'c' }),
+    (e: unknown) => e instanceof HttpError && e.param === 'conversation',
+  );
   // Neutral values change nothing and pass; any other value is refused.
-  assert.deepEqual(new FieldSort('chat-to-responses', { model: 'm', messages: [], n: 1, presence_penalty: 0, modalities: ['text'], x: 1 }).dropped, ['n', 'presence_penalty', 'modalities', 'x']);
-  for (const [field, value] of [['n', 2], ['presence_penalty', 0.5], ['seed', 1], ['stop', 'x'], ['modalities', ['text', 'audio']]] as const) {
-    assert.throws(() => new FieldSort('chat-to-responses', { model: 'm', messages: [], [field]: value }), (e: unknown) => e instanceof HttpError && e.param === field && /Responses provider/.test(e.message));
+  assert.deepEqual(
+    new FieldSort('chat-to-responses', {
+      model: 'm',
+      messages: [],
+      n: 1,
+      presence_penalty: 0,
+      modalities: ['text'],
+      x: 1,
+    }).dropped,
+    ['n', 'presence_penalty', 'modalities', 'x'],
+  );
+  for (const [field, value] of [
+    ['n', 2],
+    ['presence_penalty', 0.5],
+    ['seed', 1],
+    ['stop', 'x'],
+    ['modalities', ['text', 'audio']],
+  ] as const) {
+    assert.throws(
+      () => new FieldSort('chat-to-responses', { model: 'm', messages: [], [field]: value }),
+      (e: unknown) => e instanceof HttpError && e.param === field && /Responses provider/.test(e.message),
+    );
   }
   // A name that is only a property of Object.prototype is unknown, not a rule.
-  assert.deepEqual(new FieldSort('chat-to-responses', { model: 'm', messages: [], toString: 1, constructor: 2 }).dropped, ['toString', 'constructor']);
+  assert.deepEqual(
+    new FieldSort('chat-to-responses', { model: 'm', messages: [], toString: 1, constructor: 2 }).dropped,
+    ['toString', 'constructor'],
+  );
 });
 
 test('the dropped-fields header: joined, encoded where a header could not carry a name, capped at a name boundary', () => {

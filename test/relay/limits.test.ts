@@ -16,7 +16,10 @@ test('a relay key past its budget gets 429 in OpenAI shape with Retry-After; oth
   const { key } = await fx.key();
   const client = fx.client(key);
   for (let i = 0; i < 2; i++) {
-    const r = await client.chat.completions.create({ model: 'gpt-limited', messages: [{ role: 'user', content: 'hi there' }] });
+    const r = await client.chat.completions.create({
+      model: 'gpt-limited',
+      messages: [{ role: 'user', content: 'hi there' }],
+    });
     assert.ok(r.choices[0]!.message.content);
   }
   await assert.rejects(
@@ -31,13 +34,19 @@ test('a relay key past its budget gets 429 in OpenAI shape with Retry-After; oth
     },
   );
   const other = fx.client((await fx.key()).key);
-  const ok = await other.chat.completions.create({ model: 'gpt-limited', messages: [{ role: 'user', content: 'hello' }] });
+  const ok = await other.chat.completions.create({
+    model: 'gpt-limited',
+    messages: [{ role: 'user', content: 'hello' }],
+  });
   assert.equal(ok.object, 'chat.completion');
 });
 
 test('relayed tokens and time to first byte are exported as metrics', async () => {
   const client = fx.client((await fx.key()).key);
-  const r = await client.chat.completions.create({ model: 'gpt-metered', messages: [{ role: 'user', content: 'count these words please' }] });
+  const r = await client.chat.completions.create({
+    model: 'gpt-metered',
+    messages: [{ role: 'user', content: 'count these words please' }],
+  });
   const scrape = await call(fx.app.url, 'GET', '/metrics', { bearer: 'metrics-token-0123456789' });
   const line = (name: string) => scrape.text.split('\n').find((l) => l.startsWith(name))!;
   const value = (name: string) => Number(line(name).split(' ').pop());

@@ -3,10 +3,19 @@ import { test } from 'node:test';
 import { costOf, fromNanos, meteredCost, priceAt, toNanos, type Price } from '../../src/relay/money.ts';
 import { AmountSchema } from '../../src/relay/money.ts';
 
-const usage = (input: number | null, output: number | null, cached: number | null = null, reasoning: number | null = null) =>
-  ({ input_tokens: input, output_tokens: output, cached_tokens: cached, reasoning_tokens: reasoning });
-const price = (input: string, cachedInput: string, output: string, effectiveAt = new Date(0)): Price =>
-  ({ effectiveAt, currency: 'USD', input: toNanos(input), cachedInput: toNanos(cachedInput), output: toNanos(output) });
+const usage = (
+  input: number | null,
+  output: number | null,
+  cached: number | null = null,
+  reasoning: number | null = null,
+) => ({ input_tokens: input, output_tokens: output, cached_tokens: cached, reasoning_tokens: reasoning });
+const price = (input: string, cachedInput: string, output: string, effectiveAt = new Date(0)): Price => ({
+  effectiveAt,
+  currency: 'USD',
+  input: toNanos(input),
+  cachedInput: toNanos(cachedInput),
+  output: toNanos(output),
+});
 
 test('decimal amounts become integer nanos and back, exactly', () => {
   assert.equal(toNanos('0.15'), 150_000_000);
@@ -16,7 +25,8 @@ test('decimal amounts become integer nanos and back, exactly', () => {
   assert.equal(fromNanos(10_000), '0.00001');
   assert.equal(fromNanos(12_000_000_000), '12');
   assert.equal(fromNanos(0), '0');
-  for (const bad of ['1e5', '-1', '0.1234567891', '.5', '1,5', '']) assert.equal(AmountSchema.safeParse(bad).success, false, bad);
+  for (const bad of ['1e5', '-1', '0.1234567891', '.5', '1,5', ''])
+    assert.equal(AmountSchema.safeParse(bad).success, false, bad);
 });
 
 test('a call costs uncached input, cached input and output (reasoning inside it) at their prices, rounded up to a nano', () => {
@@ -39,8 +49,16 @@ test('the price in force at the moment of the call is used; no price is unpriced
   assert.equal(priceAt(prices, Date.parse('2026-05-31T23:59:59Z')), old);
   assert.equal(priceAt(prices, Date.parse('2026-06-01T00:00:00Z')), next);
   assert.equal(priceAt(prices, Date.parse('2025-12-31T00:00:00Z')), null);
-  assert.deepEqual(meteredCost([], Date.now(), usage(10, 10), false), { cost_nanos: null, currency: null, unpriced: true });
-  assert.deepEqual(meteredCost(prices, Date.parse('2026-07-01T00:00:00Z'), usage(1_000_000, 0), false), { cost_nanos: 2_000_000_000, currency: 'USD', unpriced: false });
+  assert.deepEqual(meteredCost([], Date.now(), usage(10, 10), false), {
+    cost_nanos: null,
+    currency: null,
+    unpriced: true,
+  });
+  assert.deepEqual(meteredCost(prices, Date.parse('2026-07-01T00:00:00Z'), usage(1_000_000, 0), false), {
+    cost_nanos: 2_000_000_000,
+    currency: 'USD',
+    unpriced: false,
+  });
   // A failed call nothing was reported for costs nothing; a successful one without tokens is unknown.
   assert.equal(meteredCost(prices, Date.now(), usage(null, null), true).cost_nanos, 0);
   assert.equal(meteredCost(prices, Date.now(), usage(null, null), false).cost_nanos, null);

@@ -43,7 +43,12 @@ test('fails over on a refused connection and on a 5xx, before the first byte, st
   const r = await client.responses.create({ model: 'routed', input: 'x' });
   assert.equal(r.status, 'completed');
   const chunks: string[] = [];
-  for await (const c of await client.chat.completions.create({ model: 'routed', messages: [{ role: 'user', content: 'x' }], stream: true })) chunks.push(c.choices[0]?.delta.content ?? '');
+  for await (const c of await client.chat.completions.create({
+    model: 'routed',
+    messages: [{ role: 'user', content: 'x' }],
+    stream: true,
+  }))
+    chunks.push(c.choices[0]?.delta.content ?? '');
   assert.equal(chunks.join(''), 'Hello t1 t2 t3 t4');
   assert.equal(failing.received.length, 2);
   assert.equal(healthy.received.length, 2);
@@ -58,19 +63,34 @@ test('when every channel fails, the last upstream status and every reason are pa
   assert.match(r.body.error.message, /ECONNREFUSED/);
 });
 
-function channel(id: string, priority: number, weight: number, protocols: Channel['protocols'] = new Set(['chat', 'responses'])): Channel {
+function channel(
+  id: string,
+  priority: number,
+  weight: number,
+  protocols: Channel['protocols'] = new Set(['chat', 'responses']),
+): Channel {
   return { id, name: id, origin: 'http://x', basePath: '/v1', apiKey: null, protocols, priority, weight };
 }
 
 test('routes go by priority, then by weight among equals, and convert for channels speaking the other protocol', () => {
   const model: Model = {
-    id: 'm', efforts: [], kind: null, created: 0, prices: [], allowUnpriced: false,
-    channels: [channel('top', 9, 1), channel('heavy', 1, 3), channel('light', 1, 1), channel('chat', 0, 1, new Set(['chat']))],
+    id: 'm',
+    efforts: [],
+    kind: null,
+    created: 0,
+    prices: [],
+    allowUnpriced: false,
+    channels: [
+      channel('top', 9, 1),
+      channel('heavy', 1, 3),
+      channel('light', 1, 1),
+      channel('chat', 0, 1, new Set(['chat'])),
+    ],
   };
   let firstHeavy = 0;
   let seed = 1;
   // A deterministic generator keeps the proportion test exact instead of flaky.
-  const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+  const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
   for (let i = 0; i < 4000; i++) {
     const order = routesFor(model, 'responses', random);
     assert.equal(order[0]!.channel.id, 'top');
@@ -80,5 +100,7 @@ test('routes go by priority, then by weight among equals, and convert for channe
   assert.ok(Math.abs(firstHeavy / 4000 - 0.75) < 0.03, `heavy first ${firstHeavy} of 4000`);
   assert.deepEqual(routesFor(model, 'embeddings').length, 0);
   const responsesOnly = channel('responses', 0, 1, new Set(['responses']));
-  assert.deepEqual(routesFor({ ...model, channels: [responsesOnly] }, 'chat'), [{ channel: responsesOnly, upstream: 'responses' }]);
+  assert.deepEqual(routesFor({ ...model, channels: [responsesOnly] }, 'chat'), [
+    { channel: responsesOnly, upstream: 'responses' },
+  ]);
 });

@@ -2,7 +2,14 @@ import OpenAI from 'openai';
 import type { Logger } from '../../src/log.ts';
 import { hashSecret } from '../../src/auth/secrets.ts';
 import { newRelayKey } from '../../src/relay/keys.ts';
-import { insertChannel, insertKey, NO_KEY_SETTINGS, upsertModel, type KeySettings, type NewChannel } from '../../src/relay/repo.ts';
+import {
+  insertChannel,
+  insertKey,
+  NO_KEY_SETTINGS,
+  upsertModel,
+  type KeySettings,
+  type NewChannel,
+} from '../../src/relay/repo.ts';
 import type { ModelKind } from '../../src/relay/protocol.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { startFakeUpstream, type FakeOptions, type FakeUpstream } from './fake-upstream.ts';
@@ -37,7 +44,14 @@ export async function relayFixture(env: Record<string, string> = {}, log?: Logge
       return f;
     },
     async channel(c) {
-      const { id } = await insertChannel(app.db, { name: `ch${++channels}`, apiKey: null, protocols: ['responses', 'chat', 'embeddings'], priority: 0, weight: 1, ...c });
+      const { id } = await insertChannel(app.db, {
+        name: `ch${++channels}`,
+        apiKey: null,
+        protocols: ['responses', 'chat', 'embeddings'],
+        priority: 0,
+        weight: 1,
+        ...c,
+      });
       return id;
     },
     async model(id, efforts, kind = 'chat') {
@@ -45,7 +59,16 @@ export async function relayFixture(env: Record<string, string> = {}, log?: Logge
     },
     async key(models = ['*'], settings = {}) {
       const key = newRelayKey();
-      const { id } = await insertKey(app.db, { ...NO_KEY_SETTINGS, ...settings, name: 'test key', keyHash: hashSecret(key), prefix: key.slice(0, 10), models, accountId: null, group: 'default' });
+      const { id } = await insertKey(app.db, {
+        ...NO_KEY_SETTINGS,
+        ...settings,
+        name: 'test key',
+        keyHash: hashSecret(key),
+        prefix: key.slice(0, 10),
+        models,
+        accountId: null,
+        group: 'default',
+      });
       return { id, key };
     },
     client(key) {

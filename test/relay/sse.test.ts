@@ -10,11 +10,15 @@ test('frames survive any split, any line ending and multi-byte characters', () =
   for (let cut = 0; cut <= bytes.length; cut++) {
     const p = new SseParser();
     const frames = [...p.push(bytes.subarray(0, cut)), ...p.push(bytes.subarray(cut))];
-    assert.deepEqual(frames, [
-      { event: 'a', data: '{"x":"é"}' },
-      { event: null, data: '[DONE]' },
-      { event: null, data: 'l1\nl2' },
-    ], `split at ${cut}`);
+    assert.deepEqual(
+      frames,
+      [
+        { event: 'a', data: '{"x":"é"}' },
+        { event: null, data: '[DONE]' },
+        { event: null, data: 'l1\nl2' },
+      ],
+      `split at ${cut}`,
+    );
   }
 });
 
@@ -25,10 +29,11 @@ test('a frame written by sseFrame reads back as the same value', () => {
   assert.deepEqual(JSON.parse(frame!.data), value);
 });
 
-test('the usage scanner finds a stream\'s usage object across any read boundaries, and nothing else', () => {
-  const stream = 'data: {"choices":[{"delta":{"content":"say \\"usage\\": {1} usage"}}],"type":"usage","usage":null}\n\n'
-    + 'data: {"choices":[],"usage" : {"prompt_tokens":3,"completion_tokens":13,"prompt_tokens_details":{"cached_tokens":2},'
-    + '"completion_tokens_details":{"reasoning_tokens":8},"note":"a}b\\"c{"}}\n\ndata: [DONE]\n\n';
+test("the usage scanner finds a stream's usage object across any read boundaries, and nothing else", () => {
+  const stream =
+    'data: {"choices":[{"delta":{"content":"say \\"usage\\": {1} usage"}}],"type":"usage","usage":null}\n\n' +
+    'data: {"choices":[],"usage" : {"prompt_tokens":3,"completion_tokens":13,"prompt_tokens_details":{"cached_tokens":2},' +
+    '"completion_tokens_details":{"reasoning_tokens":8},"note":"a}b\\"c{"}}\n\ndata: [DONE]\n\n';
   const bytes = Buffer.from(stream);
   const expected = { input_tokens: 3, output_tokens: 13, cached_tokens: 2, reasoning_tokens: 8 };
   for (let a = 0; a <= bytes.length; a++) {

@@ -43,15 +43,19 @@ async function openStream(model: string): Promise<{ res: http.IncomingMessage; r
 async function settled(streams: readonly StreamStats[], quietMs = 500): Promise<number> {
   let last = -1;
   let since = Date.now();
-  return eventually(() => {
-    const now = streams.reduce((n, s) => n + s.bytes, 0);
-    if (now !== last) {
-      last = now;
-      since = Date.now();
-      return undefined;
-    }
-    return Date.now() - since >= quietMs ? now : undefined;
-  }, 20_000, 'the provider to stop writing');
+  return eventually(
+    () => {
+      const now = streams.reduce((n, s) => n + s.bytes, 0);
+      if (now !== last) {
+        last = now;
+        since = Date.now();
+        return undefined;
+      }
+      return Date.now() - since >= quietMs ? now : undefined;
+    },
+    20_000,
+    'the provider to stop writing',
+  );
 }
 
 test('slow readers pause the upstream: memory stays bounded, and the stream arrives whole', async () => {
@@ -86,7 +90,11 @@ test('slow readers pause the upstream: memory stays bounded, and the stream arri
 
   // Hanging up the others cuts their upstream requests.
   for (const c of rest) c.req.destroy();
-  await eventually(() => (big.streams.filter((s) => s.cutOff).length === N - 1 ? true : undefined), 3000, 'upstream streams to close');
+  await eventually(
+    () => (big.streams.filter((s) => s.cutOff).length === N - 1 ? true : undefined),
+    3000,
+    'upstream streams to close',
+  );
 });
 
 for (const model of ['slow-native', 'slow-converted']) {
@@ -103,15 +111,22 @@ for (const model of ['slow-native', 'slow-converted']) {
     }
     const upstream = slow.streams.at(-1)!;
     const abortedAt = Date.now();
-    const ended = upstream.cutOff || upstream.finished ? upstream : ((await once(slow.events, 'stream-end')) as [StreamStats])[0];
+    const ended =
+      upstream.cutOff || upstream.finished ? upstream : ((await once(slow.events, 'stream-end')) as [StreamStats])[0];
     assert.equal(ended, upstream);
     assert.equal(upstream.cutOff, true);
     // The provider pauses 100 ms per frame and has ~98 frames to go: only an abort ends it this soon.
     assert.ok(Date.now() - abortedAt < 1000, `upstream closed ${Date.now() - abortedAt} ms after the client left`);
-    await eventually(async () => {
-      const row = await fx.app.db.oneOrNone("SELECT status FROM relay_usage WHERE model = $1 AND status = 499", [model]);
-      return row ?? undefined;
-    }, 5000, 'the aborted call to be metered as 499');
+    await eventually(
+      async () => {
+        const row = await fx.app.db.oneOrNone('SELECT status FROM relay_usage WHERE model = $1 AND status = 499', [
+          model,
+        ]);
+        return row ?? undefined;
+      },
+      5000,
+      'the aborted call to be metered as 499',
+    );
   });
 }
 
@@ -119,10 +134,16 @@ test('each upstream frame is forwarded the moment it arrives', async () => {
   slow.options.chunks = 4;
   slow.options.chunkDelayMs = 250;
   const arrivals: number[] = [];
-  for await (const c of await fx.client(key).chat.completions.create({ model: 'slow-native', messages: [{ role: 'user', content: 'x' }], stream: true })) {
+  for await (const c of await fx
+    .client(key)
+    .chat.completions.create({ model: 'slow-native', messages: [{ role: 'user', content: 'x' }], stream: true })) {
     if (c.choices[0]?.delta.content) arrivals.push(performance.now());
   }
   assert.equal(arrivals.length, 4);
   // Buffering (or batching) would deliver the deltas together at the end.
-  for (let i = 1; i < arrivals.length; i++) assert.ok(arrivals[i]! - arrivals[i - 1]! > 150, `gaps ${arrivals.map((a, j) => (j ? Math.round(a - arrivals[j - 1]!) : 0))}`);
+  for (let i = 1; i < arrivals.length; i++)
+    assert.ok(
+      arrivals[i]! - arrivals[i - 1]! > 150,
+      `gaps ${arrivals.map((a, j) => (j ? Math.round(a - arrivals[j - 1]!) : 0))}`,
+    );
 });

@@ -12,7 +12,16 @@ const pools = new UpstreamPools();
 before(async () => {
   fake = await startFakeUpstream();
   const url = new URL(fake.base);
-  channel = { id: 'c1', name: 'fake', origin: url.origin, basePath: url.pathname, apiKey: null, protocols: new Set(['embeddings']), priority: 0, weight: 1 };
+  channel = {
+    id: 'c1',
+    name: 'fake',
+    origin: url.origin,
+    basePath: url.pathname,
+    apiKey: null,
+    protocols: new Set(['embeddings']),
+    priority: 0,
+    weight: 1,
+  };
 });
 after(async () => {
   await pools.close();
@@ -20,7 +29,11 @@ after(async () => {
 });
 
 /** An embeddings answer of about 1.3 MB: many socket reads. */
-const BIG = JSON.stringify({ model: 'm', input: Array.from({ length: 20_000 }, (_, i) => `w${i}`), encoding_format: 'base64' });
+const BIG = JSON.stringify({
+  model: 'm',
+  input: Array.from({ length: 20_000 }, (_, i) => `w${i}`),
+  encoding_format: 'base64',
+});
 
 /** Whether undici stopped reading the socket for this body; its controller is private to it. */
 const paused = (body: UpstreamBody) => (body as unknown as { controller: { paused: boolean } }).controller.paused;
@@ -37,11 +50,17 @@ test('a body read long after its head arrived is whole (undici was paused meanwh
   assert.equal(paused(res.body), false, 'resumed by the reader');
 });
 
-test('a body over the caller\'s limit is refused and the request aborted', async () => {
+test("a body over the caller's limit is refused and the request aborted", async () => {
   const res = await pools.request(channel, 'embeddings', BIG, false, new AbortController().signal);
   await assert.rejects(res.body.readAll(64 * 1024), /exceeded 65536 bytes/);
   // The pool is still usable afterwards.
-  const again = await pools.request(channel, 'embeddings', JSON.stringify({ model: 'm', input: 'one two' }), false, new AbortController().signal);
+  const again = await pools.request(
+    channel,
+    'embeddings',
+    JSON.stringify({ model: 'm', input: 'one two' }),
+    false,
+    new AbortController().signal,
+  );
   assert.equal(JSON.parse((await again.body.readAll(1024 * 1024)).toString()).usage.prompt_tokens, 2);
 });
 

@@ -14,7 +14,9 @@ const NameSchema = text({ min: 1, max: 160 });
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of process.stdin) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+  return Buffer.concat(chunks)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
 }
 
 export const command: Command = {
@@ -38,7 +40,12 @@ export const command: Command = {
     }
     return withDb(async (db) => {
       try {
-        const a = await insertAccount(db, { email: email.data, name: name?.data ?? null, passwordHash, admin: values.admin ?? false });
+        const a = await insertAccount(db, {
+          email: email.data,
+          name: name?.data ?? null,
+          passwordHash,
+          admin: values.admin ?? false,
+        });
         return { id: a.id, email: a.email, admin: a.admin };
       } catch (err) {
         if (isUniqueViolation(err)) throw new UsageError(`an account with email ${email.data} already exists`);

@@ -19,7 +19,8 @@ export const command: Command = {
         const row = await setAccountGroup(db, account.id, group);
         return { id: account.id, email: account.email, group: row!.group };
       } catch (err) {
-        if (isForeignKeyViolation(err)) throw new UsageError(`--group: no group named ${group}; create it with "radar relay group set"`);
+        if (isForeignKeyViolation(err))
+          throw new UsageError(`--group: no group named ${group}; create it with "radar relay group set"`);
         throw err;
       }
     });

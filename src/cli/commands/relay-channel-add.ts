@@ -8,7 +8,8 @@ import { withDb } from '../with-db.ts';
 import { isUniqueViolation } from '../../db/pg-errors.ts';
 
 export const command: Command = {
-  usage: 'radar relay channel add --name N --base-url URL [--api-key K] --models m1,m2 [--protocols responses,chat,embeddings] [--priority P] [--weight W]',
+  usage:
+    'radar relay channel add --name N --base-url URL [--api-key K] --models m1,m2 [--protocols responses,chat,embeddings] [--priority P] [--weight W]',
   async run(argv) {
     const { values } = parseFlags(argv, {
       name: { type: 'string' },

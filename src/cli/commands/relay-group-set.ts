@@ -11,14 +11,24 @@ const FLAGS: Record<string, string> = { models: '--models', requestsPerMinute: '
 export const command: Command = {
   usage: "radar relay group set NAME --models m1,m2|'*' [--rpm N] [--tpm N]",
   async run(argv) {
-    const { values, positionals } = parseFlags(argv, { models: { type: 'string' }, rpm: { type: 'string' }, tpm: { type: 'string' } }, true);
+    const { values, positionals } = parseFlags(
+      argv,
+      { models: { type: 'string' }, rpm: { type: 'string' }, tpm: { type: 'string' } },
+      true,
+    );
     if (positionals.length !== 1) throw new UsageError(`give exactly one group name: ${this.usage}`);
     const name = parseFlagValues(GroupNameSchema, positionals[0], () => 'NAME');
-    const g = parseFlagValues(GroupPutSchema, {
-      models: splitList(required(values.models, 'models')),
-      requestsPerMinute: values.rpm === undefined ? null : Number(values.rpm),
-      tokensPerMinute: values.tpm === undefined ? null : Number(values.tpm),
-    }, (f) => FLAGS[f] ?? f);
-    return withDb(async (db) => presentGroup(await upsertGroup(db, { name, models: g.models, rpm: g.requestsPerMinute, tpm: g.tokensPerMinute })));
+    const g = parseFlagValues(
+      GroupPutSchema,
+      {
+        models: splitList(required(values.models, 'models')),
+        requestsPerMinute: values.rpm === undefined ? null : Number(values.rpm),
+        tokensPerMinute: values.tpm === undefined ? null : Number(values.tpm),
+      },
+      (f) => FLAGS[f] ?? f,
+    );
+    return withDb(async (db) =>
+      presentGroup(await upsertGroup(db, { name, models: g.models, rpm: g.requestsPerMinute, tpm: g.tokensPerMinute })),
+    );
   },
 };

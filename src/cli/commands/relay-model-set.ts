@@ -10,13 +10,26 @@ import { withDb } from '../with-db.ts';
 export const command: Command = {
   usage: 'radar relay model set MODEL [--efforts low,medium,high,xhigh,…] [--kind chat|embedding] [--allow-unpriced]',
   async run(argv) {
-    const { values, positionals } = parseFlags(argv, {
-      efforts: { type: 'string', default: DEFAULT_EFFORTS.join(',') },
-      kind: { type: 'string', default: 'chat' },
-      'allow-unpriced': { type: 'boolean', default: false },
-    }, true);
+    const { values, positionals } = parseFlags(
+      argv,
+      {
+        efforts: { type: 'string', default: DEFAULT_EFFORTS.join(',') },
+        kind: { type: 'string', default: 'chat' },
+        'allow-unpriced': { type: 'boolean', default: false },
+      },
+      true,
+    );
     if (positionals.length !== 1) throw new UsageError(`give exactly one model id: ${this.usage}`);
-    const model = parseFlagValues(ModelPutSchema, { id: positionals[0], efforts: splitList(values.efforts), kind: values.kind, allowUnpriced: values['allow-unpriced'] }, (f) => (f === 'id' ? 'MODEL' : `--${f}`));
+    const model = parseFlagValues(
+      ModelPutSchema,
+      {
+        id: positionals[0],
+        efforts: splitList(values.efforts),
+        kind: values.kind,
+        allowUnpriced: values['allow-unpriced'],
+      },
+      (f) => (f === 'id' ? 'MODEL' : `--${f}`),
+    );
     return withDb(async (db) => {
       return presentModel(await upsertModel(db, model));
     });

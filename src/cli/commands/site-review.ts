@@ -11,7 +11,8 @@ export const command: Command = {
     const { values } = parseFlags(argv, { site: { type: 'string' }, decision: { type: 'string' } });
     const site = required(values.site, 'site');
     const decision = required(values.decision, 'decision');
-    if (decision !== 'approved' && decision !== 'rejected') throw new UsageError('--decision must be approved or rejected');
+    if (decision !== 'approved' && decision !== 'rejected')
+      throw new UsageError('--decision must be approved or rejected');
     if (!isUuid(site)) throw new UsageError('--site must be a site id (UUID)');
     return withDb(async (db) => {
       const row = await reviewSite(db, site, decision);

@@ -11,7 +11,10 @@ import type { paths } from './schema.d.ts';
 export const api = createClient<paths>({ baseUrl: '' });
 
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly problem: Problem | null) {
+  constructor(
+    readonly status: number,
+    readonly problem: Problem | null,
+  ) {
     super(problem ? `${problem.title}: ${problem.detail}` : `HTTP ${status}`);
   }
 
@@ -32,7 +35,8 @@ api.use({
     // An expired or ended session: log in again and come back. Login answers 401 for a wrong
     // password, and the shell handles /me's own 401.
     const path = new URL(request.url).pathname;
-    if (response.status === 401 && !path.startsWith('/api/v1/auth/') && path !== '/api/v1/me') navigate(loginUrl(), { replace: true });
+    if (response.status === 401 && !path.startsWith('/api/v1/auth/') && path !== '/api/v1/me')
+      navigate(loginUrl(), { replace: true });
     return response;
   },
 });

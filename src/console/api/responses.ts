@@ -169,5 +169,11 @@ export interface Funnel {
 }
 
 export interface Retention {
-  cohorts: { label: string; start: string; end: string; users: number; weeks: { offset: number; active_users: number; share: number | null }[] }[];
+  cohorts: {
+    label: string;
+    start: string;
+    end: string;
+    users: number;
+    weeks: { offset: number; active_users: number; share: number | null }[];
+  }[];
 }

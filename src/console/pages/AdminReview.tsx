@@ -6,13 +6,18 @@ import { dateTime } from '../ui/format.ts';
 import { useLoad } from '../ui/use-load.ts';
 
 export default function AdminReview() {
-  const queue = useLoad(() => call<{ data: Site[] }>(api.GET('/api/v1/admin/sites', { params: { query: { status: 'pending_review' } } })), 'queue');
+  const queue = useLoad(
+    () => call<{ data: Site[] }>(api.GET('/api/v1/admin/sites', { params: { query: { status: 'pending_review' } } })),
+    'queue',
+  );
   const [error, setError] = useState<ApiError | null>(null);
   const [done, setDone] = useState<string | null>(null);
   const decide = async (s: Site, decision: 'approved' | 'rejected') => {
     setError(null);
     try {
-      await call(api.POST('/api/v1/admin/sites/{siteId}/review', { params: { path: { siteId: s.id } }, body: { decision } }));
+      await call(
+        api.POST('/api/v1/admin/sites/{siteId}/review', { params: { path: { siteId: s.id } }, body: { decision } }),
+      );
       setDone(`${s.name} ${decision}.`);
       queue.reload();
     } catch (err) {
@@ -35,16 +40,32 @@ export default function AdminReview() {
               <ReviewBadge status={s.reviewStatus} />
             </div>
             <dl className="facts">
-              <dt>Website</dt><dd><ExternalLink url={s.websiteUrl} /></dd>
-              <dt>Owner</dt><dd>{s.ownerEmail}</dd>
-              <dt>Category</dt><dd>{s.category}</dd>
-              <dt>Public metrics</dt><dd>{s.publicMetrics ? 'yes' : 'no'}</dd>
-              <dt>Changed</dt><dd>{dateTime(s.updatedAt)}</dd>
+              <dt>Website</dt>
+              <dd>
+                <ExternalLink url={s.websiteUrl} />
+              </dd>
+              <dt>Owner</dt>
+              <dd>{s.ownerEmail}</dd>
+              <dt>Category</dt>
+              <dd>{s.category}</dd>
+              <dt>Public metrics</dt>
+              <dd>{s.publicMetrics ? 'yes' : 'no'}</dd>
+              <dt>Changed</dt>
+              <dd>{dateTime(s.updatedAt)}</dd>
             </dl>
             <p>{s.description}</p>
             <div className="actions">
-              <button type="button" onClick={() => decide(s, 'approved')} aria-label={`Approve ${s.name}`}>Approve</button>
-              <button type="button" className="danger" onClick={() => decide(s, 'rejected')} aria-label={`Reject ${s.name}`}>Reject</button>
+              <button type="button" onClick={() => decide(s, 'approved')} aria-label={`Approve ${s.name}`}>
+                Approve
+              </button>
+              <button
+                type="button"
+                className="danger"
+                onClick={() => decide(s, 'rejected')}
+                aria-label={`Reject ${s.name}`}
+              >
+                Reject
+              </button>
             </div>
           </li>
         ))}

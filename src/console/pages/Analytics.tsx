@@ -1,7 +1,19 @@
 import { useMemo, useState, type FormEvent } from 'react';
 import { useLocation, useSearch } from 'wouter';
 import { api, call } from '../api/client.ts';
-import type { Acquisition, Coverage, Finance, Freshness, Funnel, Money, Overview, Retention, SourceRow, Timeseries, View } from '../api/responses.ts';
+import type {
+  Acquisition,
+  Coverage,
+  Finance,
+  Freshness,
+  Funnel,
+  Money,
+  Overview,
+  Retention,
+  SourceRow,
+  Timeseries,
+  View,
+} from '../api/responses.ts';
 import { ErrorNote, Field, Loading } from '../ui/bits.tsx';
 import { count, dateTime, moneyList, percent, time } from '../ui/format.ts';
 import { TimeChart, type ChartSeries } from '../ui/TimeChart.tsx';
@@ -36,16 +48,22 @@ function windowOf(s: ViewState): { from: string; to: string } {
   const today = todayIn(s.tz);
   const days = (n: number) => ({ from: addDays(today, 1 - n), to: addDays(today, 1) });
   switch (s.preset) {
-    case 'today': return days(1);
-    case '7d': return days(7);
-    case '90d': return days(90);
-    case 'month': return { from: `${today.slice(0, 8)}01`, to: addDays(today, 1) };
+    case 'today':
+      return days(1);
+    case '7d':
+      return days(7);
+    case '90d':
+      return days(90);
+    case 'month':
+      return { from: `${today.slice(0, 8)}01`, to: addDays(today, 1) };
     case 'last-month': {
       const first = `${today.slice(0, 8)}01`;
       return { from: `${addDays(first, -1).slice(0, 8)}01`, to: first };
     }
-    case 'custom': return s.from && s.to ? { from: zonedToUtc(s.from, s.tz), to: zonedToUtc(s.to, s.tz) } : days(30);
-    default: return days(30);
+    case 'custom':
+      return s.from && s.to ? { from: zonedToUtc(s.from, s.tz), to: zonedToUtc(s.to, s.tz) } : days(30);
+    default:
+      return days(30);
   }
 }
 
@@ -70,29 +88,51 @@ function Controls({ state, onChange }: { state: ViewState; onChange: (s: Partial
       <div className="filters">
         <Field label="Range">
           {(id) => (
-            <select id={id} value={state.preset} onChange={(e) => {
-              const preset = e.target.value as Preset;
-              // Opening "custom" starts from the window shown, so there is something to edit.
-              if (preset === 'custom' && !state.from) {
-                const asInstant = (v: string) => (v.length === 10 ? zonedToUtc(`${v}T00:00`, state.tz) : v);
-                onChange({ preset, from: utcToZoned(asInstant(w.from), state.tz), to: utcToZoned(asInstant(w.to), state.tz) });
-              } else onChange({ preset });
-            }}>
-              {PRESETS.map(([p, label]) => <option key={p} value={p}>{label}</option>)}
+            <select
+              id={id}
+              value={state.preset}
+              onChange={(e) => {
+                const preset = e.target.value as Preset;
+                // Opening "custom" starts from the window shown, so there is something to edit.
+                if (preset === 'custom' && !state.from) {
+                  const asInstant = (v: string) => (v.length === 10 ? zonedToUtc(`${v}T00:00`, state.tz) : v);
+                  onChange({
+                    preset,
+                    from: utcToZoned(asInstant(w.from), state.tz),
+                    to: utcToZoned(asInstant(w.to), state.tz),
+                  });
+                } else onChange({ preset });
+              }}
+            >
+              {PRESETS.map(([p, label]) => (
+                <option key={p} value={p}>
+                  {label}
+                </option>
+              ))}
             </select>
           )}
         </Field>
         <Field label="Time zone" error={tzError}>
           {(id, d) => (
             <>
-              <input id={id} list={`${id}-zones`} defaultValue={state.tz} aria-describedby={d} onChange={(e) => {
-                const tz = e.target.value;
-                if (isTimeZone(tz) && tz.includes('/') || tz === 'UTC') {
-                  setTzError(undefined);
-                  onChange({ tz });
-                } else setTzError('Not an IANA time zone');
-              }} />
-              <datalist id={`${id}-zones`}>{ZONES.map((z) => <option key={z} value={z} />)}</datalist>
+              <input
+                id={id}
+                list={`${id}-zones`}
+                defaultValue={state.tz}
+                aria-describedby={d}
+                onChange={(e) => {
+                  const tz = e.target.value;
+                  if ((isTimeZone(tz) && tz.includes('/')) || tz === 'UTC') {
+                    setTzError(undefined);
+                    onChange({ tz });
+                  } else setTzError('Not an IANA time zone');
+                }}
+              />
+              <datalist id={`${id}-zones`}>
+                {ZONES.map((z) => (
+                  <option key={z} value={z} />
+                ))}
+              </datalist>
             </>
           )}
         </Field>
@@ -108,8 +148,12 @@ function Controls({ state, onChange }: { state: ViewState; onChange: (s: Partial
       </div>
       {state.preset === 'custom' && (
         <form className="filters" onSubmit={applyCustom} key={`${state.from}/${state.to}/${state.tz}`}>
-          <Field label={`From (${state.tz})`}>{(id) => <input id={id} name="from" type="datetime-local" step={900} defaultValue={state.from} required />}</Field>
-          <Field label={`To, exclusive (${state.tz})`}>{(id) => <input id={id} name="to" type="datetime-local" step={900} defaultValue={state.to} required />}</Field>
+          <Field label={`From (${state.tz})`}>
+            {(id) => <input id={id} name="from" type="datetime-local" step={900} defaultValue={state.from} required />}
+          </Field>
+          <Field label={`To, exclusive (${state.tz})`}>
+            {(id) => <input id={id} name="to" type="datetime-local" step={900} defaultValue={state.to} required />}
+          </Field>
           <button type="submit">Apply</button>
         </form>
       )}
@@ -121,7 +165,8 @@ function FreshnessLine({ f, c, tz }: { f: Freshness; c: Coverage; tz: string }) 
   return (
     <p className="freshness" data-testid="freshness">
       As of <strong>{time(f.as_of, tz)}</strong>, {f.pending_hours} {f.pending_hours === 1 ? 'hour' : 'hours'} pending
-      {f.lag_seconds > 0 && <> ({f.lag_seconds} s behind)</>} · last received {dateTime(f.last_received_at, tz)} · window {dateTime(c.window.from, tz)} – {dateTime(c.window.to, tz)} ({c.window.days} days, {c.window.tz})
+      {f.lag_seconds > 0 && <> ({f.lag_seconds} s behind)</>} · last received {dateTime(f.last_received_at, tz)} ·
+      window {dateTime(c.window.from, tz)} – {dateTime(c.window.to, tz)} ({c.window.days} days, {c.window.tz})
     </p>
   );
 }
@@ -164,13 +209,25 @@ function CoverageTable({ c }: { c: Coverage }) {
         <div className="table-wrap" tabIndex={0}>
           <table>
             <caption>Records per family in the window</caption>
-            <thead><tr><th scope="col">Family</th><th scope="col" className="num">Records</th><th scope="col" className="num">Days with data</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Family</th>
+                <th scope="col" className="num">
+                  Records
+                </th>
+                <th scope="col" className="num">
+                  Days with data
+                </th>
+              </tr>
+            </thead>
             <tbody>
               {families.map(([name, f]) => (
                 <tr key={name} className={f.records === 0 ? 'muted' : undefined}>
                   <th scope="row">{name}</th>
                   <td className="num">{count(f.records)}</td>
-                  <td className="num">{f.days_with_data} of {f.days_in_window}</td>
+                  <td className="num">
+                    {f.days_with_data} of {f.days_in_window}
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -179,14 +236,32 @@ function CoverageTable({ c }: { c: Coverage }) {
         <div className="table-wrap" tabIndex={0}>
           <table>
             <caption>Metric sources (raw records vs. summaries)</caption>
-            <thead><tr><th scope="col">Metric</th><th scope="col">Source</th><th scope="col" className="num">Raw days</th><th scope="col" className="num">Summary days</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Metric</th>
+                <th scope="col">Source</th>
+                <th scope="col" className="num">
+                  Raw days
+                </th>
+                <th scope="col" className="num">
+                  Summary days
+                </th>
+              </tr>
+            </thead>
             <tbody>
               {Object.entries(c.metrics).map(([name, m]) => (
-                <tr key={name}><th scope="row">{name}</th><td>{m.source}</td><td className="num">{m.raw_days}</td><td className="num">{m.summary_days}</td></tr>
+                <tr key={name}>
+                  <th scope="row">{name}</th>
+                  <td>{m.source}</td>
+                  <td className="num">{m.raw_days}</td>
+                  <td className="num">{m.summary_days}</td>
+                </tr>
               ))}
             </tbody>
           </table>
-          <p className="small muted">Summaries used: {c.summaries.used}, unused: {c.summaries.unused}</p>
+          <p className="small muted">
+            Summaries used: {c.summaries.used}, unused: {c.summaries.unused}
+          </p>
         </div>
       </div>
     </details>
@@ -197,25 +272,65 @@ const COLORS = ['#1d4ed8', '#b45309', '#047857', '#7e22ce'];
 
 function SeriesChart({ t, tz }: { t: Timeseries; tz: string }) {
   const x = useMemo(() => t.buckets.map((b) => Date.parse(b.start) / 1000), [t]);
-  const series = useMemo<ChartSeries[]>(() => (['visits', 'registrations', 'activations', 'paid_orders'] as const).map((k, i) => ({
-    label: k.replace('_', ' '),
-    color: COLORS[i]!,
-    values: t.buckets.map((b) => (b.observed ? b[k] : null)),
-  })), [t]);
+  const series = useMemo<ChartSeries[]>(
+    () =>
+      (['visits', 'registrations', 'activations', 'paid_orders'] as const).map((k, i) => ({
+        label: k.replace('_', ' '),
+        color: COLORS[i]!,
+        values: t.buckets.map((b) => (b.observed ? b[k] : null)),
+      })),
+    [t],
+  );
   const unobserved = t.buckets.filter((b) => !b.observed).length;
   return (
     <section aria-labelledby="series-title">
       <h2 id="series-title">Per {t.interval}</h2>
-      <TimeChart x={x} series={series} tz={tz} title={`Visits, registrations, activations and paid orders per ${t.interval}`} />
-      {unobserved > 0 && <p className="small muted">{unobserved} of {t.buckets.length} periods have no observed data (gaps in the lines).</p>}
+      <TimeChart
+        x={x}
+        series={series}
+        tz={tz}
+        title={`Visits, registrations, activations and paid orders per ${t.interval}`}
+      />
+      {unobserved > 0 && (
+        <p className="small muted">
+          {unobserved} of {t.buckets.length} periods have no observed data (gaps in the lines).
+        </p>
+      )}
       <details>
         <summary>Table of the chart</summary>
         <div className="table-wrap" tabIndex={0}>
           <table>
-            <thead><tr><th scope="col">Period</th><th scope="col" className="num">Visits</th><th scope="col" className="num">Registrations</th><th scope="col" className="num">Activations</th><th scope="col" className="num">Paid orders</th><th scope="col">Net revenue</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Period</th>
+                <th scope="col" className="num">
+                  Visits
+                </th>
+                <th scope="col" className="num">
+                  Registrations
+                </th>
+                <th scope="col" className="num">
+                  Activations
+                </th>
+                <th scope="col" className="num">
+                  Paid orders
+                </th>
+                <th scope="col">Net revenue</th>
+              </tr>
+            </thead>
             <tbody>
               {t.buckets.map((b) => (
-                <tr key={b.start}><th scope="row">{b.label}{b.observed ? '' : ' (no data)'}</th><td className="num">{b.visits}</td><td className="num">{b.registrations}</td><td className="num">{b.activations}</td><td className="num">{b.paid_orders}</td><td>{moneyList(b.net_revenue)}</td></tr>
+                <tr key={b.start}>
+                  <th scope="row">
+                    {b.label}
+                    {b.observed ? '' : ' (no data)'}
+                  </th>
+                  <td className="num">{b.visits}</td>
+                  <td className="num">{b.registrations}</td>
+                  <td className="num">{b.activations}</td>
+                  <td className="num">{b.paid_orders}</td>
+                  <td>{moneyList(b.net_revenue)}</td>
+                </tr>
               ))}
             </tbody>
           </table>
@@ -226,15 +341,44 @@ function SeriesChart({ t, tz }: { t: Timeseries; tz: string }) {
 }
 
 function SourceTable({ rows, caption, name }: { rows: SourceRow[]; caption: string; name: (r: SourceRow) => string }) {
-  const roas = (r: Record<string, number | null>) => Object.entries(r).map(([c, v]) => `${c} ${v === null ? '—' : v.toFixed(2)}`).join(' · ') || '—';
+  const roas = (r: Record<string, number | null>) =>
+    Object.entries(r)
+      .map(([c, v]) => `${c} ${v === null ? '—' : v.toFixed(2)}`)
+      .join(' · ') || '—';
   return (
     <div className="table-wrap" tabIndex={0}>
       <table>
         <caption>{caption}</caption>
-        <thead><tr><th scope="col">{caption.startsWith('Campaign') ? 'Campaign' : 'Channel'}</th><th scope="col" className="num">Visits</th><th scope="col" className="num">Registrations</th><th scope="col" className="num">Paid</th><th scope="col">Revenue</th><th scope="col">Spend</th><th scope="col">CAC</th><th scope="col">ROAS</th></tr></thead>
+        <thead>
+          <tr>
+            <th scope="col">{caption.startsWith('Campaign') ? 'Campaign' : 'Channel'}</th>
+            <th scope="col" className="num">
+              Visits
+            </th>
+            <th scope="col" className="num">
+              Registrations
+            </th>
+            <th scope="col" className="num">
+              Paid
+            </th>
+            <th scope="col">Revenue</th>
+            <th scope="col">Spend</th>
+            <th scope="col">CAC</th>
+            <th scope="col">ROAS</th>
+          </tr>
+        </thead>
         <tbody>
           {rows.map((r) => (
-            <tr key={name(r)}><th scope="row">{name(r)}</th><td className="num">{count(r.visits)}</td><td className="num">{count(r.registrations)}</td><td className="num">{count(r.paid_orders)}</td><td>{moneyList(r.revenue)}</td><td>{moneyList(r.spend)}</td><td>{moneyList(r.cac)}</td><td>{roas(r.roas)}</td></tr>
+            <tr key={name(r)}>
+              <th scope="row">{name(r)}</th>
+              <td className="num">{count(r.visits)}</td>
+              <td className="num">{count(r.registrations)}</td>
+              <td className="num">{count(r.paid_orders)}</td>
+              <td>{moneyList(r.revenue)}</td>
+              <td>{moneyList(r.spend)}</td>
+              <td>{moneyList(r.cac)}</td>
+              <td>{roas(r.roas)}</td>
+            </tr>
           ))}
         </tbody>
       </table>
@@ -244,7 +388,16 @@ function SourceTable({ rows, caption, name }: { rows: SourceRow[]; caption: stri
 }
 
 function FinanceTable({ f, currencies }: { f: Finance; currencies: string[] }) {
-  const rows: [string, Money][] = [['Receipts', f.receipts], ['Refunds', f.refunds], ['Net revenue', f.net_revenue], ['Costs', f.costs.total], ['Campaign expenses', f.expenses.total], ['Margin', f.margin], ['MRR', f.mrr], ['ARR', f.arr]];
+  const rows: [string, Money][] = [
+    ['Receipts', f.receipts],
+    ['Refunds', f.refunds],
+    ['Net revenue', f.net_revenue],
+    ['Costs', f.costs.total],
+    ['Campaign expenses', f.expenses.total],
+    ['Margin', f.margin],
+    ['MRR', f.mrr],
+    ['ARR', f.arr],
+  ];
   return (
     <section aria-labelledby="finance-title">
       <h2 id="finance-title">Finance</h2>
@@ -252,10 +405,26 @@ function FinanceTable({ f, currencies }: { f: Finance; currencies: string[] }) {
       <div className="table-wrap" tabIndex={0}>
         <table>
           <caption className="sr-only">Finance per currency</caption>
-          <thead><tr><th scope="col">Figure</th>{currencies.map((c) => <th key={c} scope="col" className="num">{c}</th>)}</tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">Figure</th>
+              {currencies.map((c) => (
+                <th key={c} scope="col" className="num">
+                  {c}
+                </th>
+              ))}
+            </tr>
+          </thead>
           <tbody>
             {rows.map(([label, m]) => (
-              <tr key={label}><th scope="row">{label}</th>{currencies.map((c) => <td key={c} className="num">{m[c] === undefined ? '—' : moneyList({ [c]: m[c]! })}</td>)}</tr>
+              <tr key={label}>
+                <th scope="row">{label}</th>
+                {currencies.map((c) => (
+                  <td key={c} className="num">
+                    {m[c] === undefined ? '—' : moneyList({ [c]: m[c]! })}
+                  </td>
+                ))}
+              </tr>
             ))}
           </tbody>
         </table>
@@ -270,7 +439,12 @@ function FinanceTable({ f, currencies }: { f: Finance; currencies: string[] }) {
   );
 }
 
-const STEP_NAMES: Record<string, string> = { visit: 'Visited', registration_completed: 'Registered', activation_completed: 'Activated', order_paid: 'Paid' };
+const STEP_NAMES: Record<string, string> = {
+  visit: 'Visited',
+  registration_completed: 'Registered',
+  activation_completed: 'Activated',
+  order_paid: 'Paid',
+};
 
 function FunnelChart({ f }: { f: Funnel }) {
   const top = Math.max(1, f.steps[0]?.users ?? 1);
@@ -282,11 +456,16 @@ function FunnelChart({ f }: { f: Funnel }) {
           <li key={s.step}>
             <span className="funnel-label">{STEP_NAMES[s.step] ?? s.step}</span>
             <span className="funnel-bar" style={{ width: `${(s.users / top) * 100}%` }} />
-            <span className="funnel-value">{count(s.users)} users{s.conversion_from_previous !== null && <> · {percent(s.conversion_from_previous)} of previous step</>}</span>
+            <span className="funnel-value">
+              {count(s.users)} users
+              {s.conversion_from_previous !== null && <> · {percent(s.conversion_from_previous)} of previous step</>}
+            </span>
           </li>
         ))}
       </ol>
-      <p>Overall conversion: <strong>{percent(f.overall_conversion)}</strong></p>
+      <p>
+        Overall conversion: <strong>{percent(f.overall_conversion)}</strong>
+      </p>
     </section>
   );
 }
@@ -296,10 +475,24 @@ function RetentionGrid({ r }: { r: Retention }) {
   return (
     <section aria-labelledby="retention-title">
       <h2 id="retention-title">Retention by weekly cohort</h2>
-      {r.cohorts.length === 0 ? <p className="muted">No registrations in this window.</p> : (
+      {r.cohorts.length === 0 ? (
+        <p className="muted">No registrations in this window.</p>
+      ) : (
         <div className="table-wrap" tabIndex={0}>
           <table className="retention">
-            <thead><tr><th scope="col">Cohort</th><th scope="col" className="num">Users</th>{Array.from({ length: weeks }, (_, i) => <th key={i} scope="col" className="num">Week {i + 1}</th>)}</tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Cohort</th>
+                <th scope="col" className="num">
+                  Users
+                </th>
+                {Array.from({ length: weeks }, (_, i) => (
+                  <th key={i} scope="col" className="num">
+                    Week {i + 1}
+                  </th>
+                ))}
+              </tr>
+            </thead>
             <tbody>
               {r.cohorts.map((c) => (
                 <tr key={c.start}>
@@ -307,7 +500,15 @@ function RetentionGrid({ r }: { r: Retention }) {
                   <td className="num">{count(c.users)}</td>
                   {Array.from({ length: weeks }, (_, i) => {
                     const w = c.weeks[i];
-                    return <td key={i} className="num cell" style={w?.share ? { backgroundColor: `rgba(29, 78, 216, ${0.08 + w.share * 0.6})` } : undefined}>{w ? percent(w.share) : ''}</td>;
+                    return (
+                      <td
+                        key={i}
+                        className="num cell"
+                        style={w?.share ? { backgroundColor: `rgba(29, 78, 216, ${0.08 + w.share * 0.6})` } : undefined}
+                      >
+                        {w ? percent(w.share) : ''}
+                      </td>
+                    );
                   })}
                 </tr>
               ))}
@@ -336,12 +537,35 @@ export default function Analytics({ siteId }: { siteId: string }) {
   const query = { from: w.from, to: w.to, tz: state.tz };
   const key = `${siteId}/${w.from}/${w.to}/${state.tz}`;
   const p = { path: { siteId }, query };
-  const overview = useLoad(() => call<View<Overview>>(api.GET('/api/v1/sites/{siteId}/analytics/overview', { params: p })), key);
-  const series = useLoad(() => call<View<Timeseries>>(api.GET('/api/v1/sites/{siteId}/analytics/timeseries', { params: { path: { siteId }, query: { ...query, interval: state.interval } } })), `${key}/${state.interval}`);
-  const acquisition = useLoad(() => call<View<Acquisition>>(api.GET('/api/v1/sites/{siteId}/analytics/acquisition', { params: p })), key);
-  const finance = useLoad(() => call<View<Finance>>(api.GET('/api/v1/sites/{siteId}/analytics/finance', { params: p })), key);
-  const funnel = useLoad(() => call<View<Funnel>>(api.GET('/api/v1/sites/{siteId}/analytics/funnel', { params: p })), key);
-  const retention = useLoad(() => call<View<Retention>>(api.GET('/api/v1/sites/{siteId}/analytics/retention', { params: p })), key);
+  const overview = useLoad(
+    () => call<View<Overview>>(api.GET('/api/v1/sites/{siteId}/analytics/overview', { params: p })),
+    key,
+  );
+  const series = useLoad(
+    () =>
+      call<View<Timeseries>>(
+        api.GET('/api/v1/sites/{siteId}/analytics/timeseries', {
+          params: { path: { siteId }, query: { ...query, interval: state.interval } },
+        }),
+      ),
+    `${key}/${state.interval}`,
+  );
+  const acquisition = useLoad(
+    () => call<View<Acquisition>>(api.GET('/api/v1/sites/{siteId}/analytics/acquisition', { params: p })),
+    key,
+  );
+  const finance = useLoad(
+    () => call<View<Finance>>(api.GET('/api/v1/sites/{siteId}/analytics/finance', { params: p })),
+    key,
+  );
+  const funnel = useLoad(
+    () => call<View<Funnel>>(api.GET('/api/v1/sites/{siteId}/analytics/funnel', { params: p })),
+    key,
+  );
+  const retention = useLoad(
+    () => call<View<Retention>>(api.GET('/api/v1/sites/{siteId}/analytics/retention', { params: p })),
+    key,
+  );
   return (
     <div className="analytics">
       <Controls state={state} onChange={onChange} />
@@ -351,7 +575,9 @@ export default function Analytics({ siteId }: { siteId: string }) {
           <FreshnessLine f={overview.data.freshness} c={overview.data.coverage} tz={state.tz} />
           <OverviewFigures o={overview.data.data} />
         </>
-      ) : !overview.error && <Loading what="overview" />}
+      ) : (
+        !overview.error && <Loading what="overview" />
+      )}
       <ErrorNote error={series.error} />
       {series.data ? <SeriesChart t={series.data.data} tz={state.tz} /> : !series.error && <Loading what="chart" />}
       <section aria-labelledby="acq-title">
@@ -359,13 +585,27 @@ export default function Analytics({ siteId }: { siteId: string }) {
         <ErrorNote error={acquisition.error} />
         {acquisition.data ? (
           <>
-            <SourceTable rows={acquisition.data.data.channels} caption="Channels" name={(r) => r.channel || '(no channel)'} />
-            <SourceTable rows={acquisition.data.data.campaigns} caption="Campaigns" name={(r) => r.name ?? r.campaign_id ?? ''} />
+            <SourceTable
+              rows={acquisition.data.data.channels}
+              caption="Channels"
+              name={(r) => r.channel || '(no channel)'}
+            />
+            <SourceTable
+              rows={acquisition.data.data.campaigns}
+              caption="Campaigns"
+              name={(r) => r.name ?? r.campaign_id ?? ''}
+            />
           </>
-        ) : !acquisition.error && <Loading what="acquisition" />}
+        ) : (
+          !acquisition.error && <Loading what="acquisition" />
+        )}
       </section>
       <ErrorNote error={finance.error} />
-      {finance.data ? <FinanceTable f={finance.data.data} currencies={finance.data.currencies} /> : !finance.error && <Loading what="finance" />}
+      {finance.data ? (
+        <FinanceTable f={finance.data.data} currencies={finance.data.currencies} />
+      ) : (
+        !finance.error && <Loading what="finance" />
+      )}
       <div className="two-col">
         <div>
           <ErrorNote error={funnel.error} />
@@ -373,7 +613,11 @@ export default function Analytics({ siteId }: { siteId: string }) {
         </div>
         <div>
           <ErrorNote error={retention.error} />
-          {retention.data ? <RetentionGrid r={retention.data.data} /> : !retention.error && <Loading what="retention" />}
+          {retention.data ? (
+            <RetentionGrid r={retention.data.data} />
+          ) : (
+            !retention.error && <Loading what="retention" />
+          )}
         </div>
       </div>
       {overview.data && <CoverageTable c={overview.data.coverage} />}

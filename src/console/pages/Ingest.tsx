@@ -6,30 +6,66 @@ import { dateTime } from '../ui/format.ts';
 import { useLoad } from '../ui/use-load.ts';
 
 export function Ingest({ siteId }: { siteId: string }) {
-  const batches = useLoad(() => call<{ data: Receipt[] }>(api.GET('/api/v1/sites/{siteId}/ingest/batches', { params: { path: { siteId }, query: { limit: 50 } } })), siteId);
+  const batches = useLoad(
+    () =>
+      call<{ data: Receipt[] }>(
+        api.GET('/api/v1/sites/{siteId}/ingest/batches', { params: { path: { siteId }, query: { limit: 50 } } }),
+      ),
+    siteId,
+  );
   return (
     <section aria-labelledby="ingest-title">
       <div className="title-row">
         <h2 id="ingest-title">Recent batches</h2>
-        <button type="button" className="secondary" onClick={batches.reload}>Refresh</button>
+        <button type="button" className="secondary" onClick={batches.reload}>
+          Refresh
+        </button>
       </div>
-      <p className="muted">The last 50 batches your servers sent, newest first. A rejected batch changed nothing; each record's reason is listed.</p>
+      <p className="muted">
+        The last 50 batches your servers sent, newest first. A rejected batch changed nothing; each record's reason is
+        listed.
+      </p>
       <ErrorNote error={batches.error} />
       {batches.loading && !batches.data && <Loading what="batches" />}
-      {batches.data?.data.length === 0 && <p>No batches yet. Create an ingest credential and send records to <code>POST /api/v1/sites/{siteId}/ingest/&lt;family&gt;</code>.</p>}
+      {batches.data?.data.length === 0 && (
+        <p>
+          No batches yet. Create an ingest credential and send records to{' '}
+          <code>POST /api/v1/sites/{siteId}/ingest/&lt;family&gt;</code>.
+        </p>
+      )}
       {batches.data && batches.data.data.length > 0 && (
         <div className="table-wrap" tabIndex={0}>
           <table>
             <caption className="sr-only">Recent ingest batches</caption>
-            <thead><tr><th scope="col">Received</th><th scope="col">Family</th><th scope="col">Batch</th><th scope="col">Status</th><th scope="col" className="num">Records</th><th scope="col" className="num">Applied</th><th scope="col" className="num">Unchanged</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Received</th>
+                <th scope="col">Family</th>
+                <th scope="col">Batch</th>
+                <th scope="col">Status</th>
+                <th scope="col" className="num">
+                  Records
+                </th>
+                <th scope="col" className="num">
+                  Applied
+                </th>
+                <th scope="col" className="num">
+                  Unchanged
+                </th>
+              </tr>
+            </thead>
             <tbody>
               {batches.data.data.map((b) => (
                 <Fragment key={`${b.resource}/${b.batch_id}`}>
                   <tr>
                     <td>{dateTime(b.received_at)}</td>
                     <td>{b.resource}</td>
-                    <td><code>{b.batch_id}</code></td>
-                    <td><span className={`badge badge-${b.status}`}>{b.status}</span></td>
+                    <td>
+                      <code>{b.batch_id}</code>
+                    </td>
+                    <td>
+                      <span className={`badge badge-${b.status}`}>{b.status}</span>
+                    </td>
                     <td className="num">{b.received}</td>
                     <td className="num">{b.applied}</td>
                     <td className="num">{b.unchanged}</td>
@@ -40,7 +76,11 @@ export function Ingest({ siteId }: { siteId: string }) {
                         <strong>{b.problem.title}</strong> ({b.problem.code}): {b.problem.detail}
                         {b.problem.errors && (
                           <ul>
-                            {b.problem.errors.map((e) => <li key={e.path + e.message}><code>{e.path}</code> {e.message}</li>)}
+                            {b.problem.errors.map((e) => (
+                              <li key={e.path + e.message}>
+                                <code>{e.path}</code> {e.message}
+                              </li>
+                            ))}
                           </ul>
                         )}
                       </td>

@@ -20,7 +20,11 @@ export function Login() {
     const form = new FormData(e.currentTarget);
     setBusy(true);
     try {
-      await call(api.POST('/api/v1/auth/login', { body: { email: String(form.get('email')), password: String(form.get('password')) } }));
+      await call(
+        api.POST('/api/v1/auth/login', {
+          body: { email: String(form.get('email')), password: String(form.get('password')) },
+        }),
+      );
       refresh();
       navigate(safeNext(new URLSearchParams(search).get('next')), { replace: true });
     } catch (err) {
@@ -33,10 +37,16 @@ export function Login() {
     <main id="main" className="narrow">
       <h1>Log in to Radar</h1>
       <form onSubmit={submit} className="card">
-        <Field label="Email">{(id) => <input id={id} name="email" type="email" autoComplete="username" required />}</Field>
-        <Field label="Password">{(id) => <input id={id} name="password" type="password" autoComplete="current-password" required />}</Field>
+        <Field label="Email">
+          {(id) => <input id={id} name="email" type="email" autoComplete="username" required />}
+        </Field>
+        <Field label="Password">
+          {(id) => <input id={id} name="password" type="password" autoComplete="current-password" required />}
+        </Field>
         <ErrorNote error={error} />
-        <button type="submit" disabled={busy}>{busy ? 'Logging in…' : 'Log in'}</button>
+        <button type="submit" disabled={busy}>
+          {busy ? 'Logging in…' : 'Log in'}
+        </button>
       </form>
     </main>
   );

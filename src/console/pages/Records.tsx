@@ -8,7 +8,8 @@ import { useLoad } from '../ui/use-load.ts';
 
 const PAGE = 50;
 
-const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+const cell = (v: unknown) =>
+  v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
 
 /** A datetime-local value (the browser's zone) as an ISO instant, or undefined when empty. */
 const instant = (local: string | null) => (local ? new Date(local).toISOString() : undefined);
@@ -17,7 +18,9 @@ export function Records({ siteId }: { siteId: string }) {
   const search = useSearch();
   const [path, navigate] = useLocation();
   const q = new URLSearchParams(search);
-  const family = (RESOURCES as readonly string[]).includes(q.get('family') ?? '') ? (q.get('family') as Resource) : 'events';
+  const family = (RESOURCES as readonly string[]).includes(q.get('family') ?? '')
+    ? (q.get('family') as Resource)
+    : 'events';
   const from = q.get('from');
   const to = q.get('to');
   const offset = Number(q.get('offset') ?? 0) || 0;
@@ -30,9 +33,15 @@ export function Records({ siteId }: { siteId: string }) {
     navigate(`${path}?${next}`);
   };
   const page = useLoad(
-    () => call<RecordPage>(api.GET(`/api/v1/sites/{siteId}/${family}`, {
-      params: { path: { siteId }, query: { limit: String(PAGE), offset: String(offset), from: instant(from), to: instant(to) } },
-    })),
+    () =>
+      call<RecordPage>(
+        api.GET(`/api/v1/sites/{siteId}/${family}`, {
+          params: {
+            path: { siteId },
+            query: { limit: String(PAGE), offset: String(offset), from: instant(from), to: instant(to) },
+          },
+        }),
+      ),
     `${siteId}/${family}/${from}/${to}/${offset}`,
   );
   const rows = page.data?.data ?? [];
@@ -52,35 +61,90 @@ export function Records({ siteId }: { siteId: string }) {
         <Field label="Family">
           {(id) => (
             <select id={id} value={family} onChange={(e) => set({ family: e.target.value, offset: null })}>
-              {RESOURCES.map((r) => <option key={r} value={r}>{r}</option>)}
+              {RESOURCES.map((r) => (
+                <option key={r} value={r}>
+                  {r}
+                </option>
+              ))}
             </select>
           )}
         </Field>
-        <Field label="From (your time)">{(id) => <input id={id} type="datetime-local" value={from ?? ''} onChange={(e) => set({ from: e.target.value, offset: null })} />}</Field>
-        <Field label="To (your time)">{(id) => <input id={id} type="datetime-local" value={to ?? ''} onChange={(e) => set({ to: e.target.value, offset: null })} />}</Field>
-        <button type="button" className="secondary" onClick={download} disabled={rows.length === 0}>Download shown (JSON)</button>
+        <Field label="From (your time)">
+          {(id) => (
+            <input
+              id={id}
+              type="datetime-local"
+              value={from ?? ''}
+              onChange={(e) => set({ from: e.target.value, offset: null })}
+            />
+          )}
+        </Field>
+        <Field label="To (your time)">
+          {(id) => (
+            <input
+              id={id}
+              type="datetime-local"
+              value={to ?? ''}
+              onChange={(e) => set({ to: e.target.value, offset: null })}
+            />
+          )}
+        </Field>
+        <button type="button" className="secondary" onClick={download} disabled={rows.length === 0}>
+          Download shown (JSON)
+        </button>
       </div>
       <ErrorNote error={page.error} />
       {page.loading && !page.data && <Loading what="records" />}
       {page.data && (
         <>
           <p className="muted small" aria-live="polite">
-            {page.data.pagination.total === 0 ? 'No records.' : `Records ${offset + 1}–${offset + rows.length} of ${page.data.pagination.total}`} · last ingested {dateTime(page.data.freshness.last_ingested_at)}
+            {page.data.pagination.total === 0
+              ? 'No records.'
+              : `Records ${offset + 1}–${offset + rows.length} of ${page.data.pagination.total}`}{' '}
+            · last ingested {dateTime(page.data.freshness.last_ingested_at)}
           </p>
           {rows.length > 0 && (
             <div className="table-wrap" tabIndex={0}>
               <table className="records">
                 <caption className="sr-only">{family} records</caption>
-                <thead><tr>{columns.map((c) => <th key={c} scope="col">{c}</th>)}</tr></thead>
+                <thead>
+                  <tr>
+                    {columns.map((c) => (
+                      <th key={c} scope="col">
+                        {c}
+                      </th>
+                    ))}
+                  </tr>
+                </thead>
                 <tbody>
-                  {rows.map((r, i) => <tr key={i}>{columns.map((c) => <td key={c}>{cell(r[c])}</td>)}</tr>)}
+                  {rows.map((r, i) => (
+                    <tr key={i}>
+                      {columns.map((c) => (
+                        <td key={c}>{cell(r[c])}</td>
+                      ))}
+                    </tr>
+                  ))}
                 </tbody>
               </table>
             </div>
           )}
           <div className="pager">
-            <button type="button" className="secondary" disabled={offset === 0} onClick={() => set({ offset: String(Math.max(0, offset - PAGE)) })}>Previous</button>
-            <button type="button" className="secondary" disabled={page.data.pagination.next_offset === null} onClick={() => set({ offset: String(page.data!.pagination.next_offset) })}>Next</button>
+            <button
+              type="button"
+              className="secondary"
+              disabled={offset === 0}
+              onClick={() => set({ offset: String(Math.max(0, offset - PAGE)) })}
+            >
+              Previous
+            </button>
+            <button
+              type="button"
+              className="secondary"
+              disabled={page.data.pagination.next_offset === null}
+              onClick={() => set({ offset: String(page.data!.pagination.next_offset) })}
+            >
+              Next
+            </button>
           </div>
         </>
       )}

@@ -17,7 +17,16 @@ export function Setup() {
     const name = String(form.get('name') ?? '').trim();
     setBusy(true);
     try {
-      await call(api.POST('/api/v1/setup', { body: { token: token ?? '', email: String(form.get('email')), password: String(form.get('password')), ...(name ? { name } : {}) } }));
+      await call(
+        api.POST('/api/v1/setup', {
+          body: {
+            token: token ?? '',
+            email: String(form.get('email')),
+            password: String(form.get('password')),
+            ...(name ? { name } : {}),
+          },
+        }),
+      );
       history.replaceState(null, '', '/setup');
       refresh();
       navigate('/', { replace: true });
@@ -38,12 +47,28 @@ export function Setup() {
         <form onSubmit={submit} className="card">
           <p>Create the platform admin: the account that reviews sites and manages accounts.</p>
           <Field label="Name (optional)">{(id) => <input id={id} name="name" autoComplete="name" />}</Field>
-          <Field label="Email" error={error?.field('/email')}>{(id, d) => <input id={id} name="email" type="email" autoComplete="username" aria-describedby={d} required />}</Field>
+          <Field label="Email" error={error?.field('/email')}>
+            {(id, d) => (
+              <input id={id} name="email" type="email" autoComplete="username" aria-describedby={d} required />
+            )}
+          </Field>
           <Field label="Password" hint="At least 8 characters" error={error?.field('/password')}>
-            {(id, d) => <input id={id} name="password" type="password" autoComplete="new-password" minLength={8} aria-describedby={d} required />}
+            {(id, d) => (
+              <input
+                id={id}
+                name="password"
+                type="password"
+                autoComplete="new-password"
+                minLength={8}
+                aria-describedby={d}
+                required
+              />
+            )}
           </Field>
           <ErrorNote error={error} />
-          <button type="submit" disabled={busy}>{busy ? 'Creating…' : 'Create admin and log in'}</button>
+          <button type="submit" disabled={busy}>
+            {busy ? 'Creating…' : 'Create admin and log in'}
+          </button>
         </form>
       )}
     </main>

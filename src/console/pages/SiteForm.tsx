@@ -38,21 +38,65 @@ export function SiteForm(props: { site?: Site; submitLabel: string; onSubmit: (f
   };
   return (
     <form onSubmit={submit} className="card form-grid">
-      <Field label="Name" error={error?.field('/name')}>{(id, d) => <input id={id} name="name" defaultValue={s?.name} required minLength={2} maxLength={160} aria-describedby={d} />}</Field>
-      <Field label="Website URL" error={error?.field('/websiteUrl')}>{(id, d) => <input id={id} name="websiteUrl" type="url" defaultValue={s?.websiteUrl} required placeholder="https://" aria-describedby={d} />}</Field>
+      <Field label="Name" error={error?.field('/name')}>
+        {(id, d) => (
+          <input
+            id={id}
+            name="name"
+            defaultValue={s?.name}
+            required
+            minLength={2}
+            maxLength={160}
+            aria-describedby={d}
+          />
+        )}
+      </Field>
+      <Field label="Website URL" error={error?.field('/websiteUrl')}>
+        {(id, d) => (
+          <input
+            id={id}
+            name="websiteUrl"
+            type="url"
+            defaultValue={s?.websiteUrl}
+            required
+            placeholder="https://"
+            aria-describedby={d}
+          />
+        )}
+      </Field>
       <Field label="Category" error={error?.field('/category')}>
         {(id, d) => (
           <select id={id} name="category" defaultValue={s?.category ?? 'other'} aria-describedby={d}>
-            {SITE_CATEGORIES.map((c) => <option key={c} value={c}>{c}</option>)}
+            {SITE_CATEGORIES.map((c) => (
+              <option key={c} value={c}>
+                {c}
+              </option>
+            ))}
           </select>
         )}
       </Field>
-      <Field label="Description" error={error?.field('/description')}>{(id, d) => <textarea id={id} name="description" defaultValue={s?.description} required minLength={2} maxLength={2000} rows={3} aria-describedby={d} />}</Field>
+      <Field label="Description" error={error?.field('/description')}>
+        {(id, d) => (
+          <textarea
+            id={id}
+            name="description"
+            defaultValue={s?.description}
+            required
+            minLength={2}
+            maxLength={2000}
+            rows={3}
+            aria-describedby={d}
+          />
+        )}
+      </Field>
       <label className="check">
-        <input type="checkbox" name="publicMetrics" defaultChecked={s?.publicMetrics ?? false} /> Show this site's metrics publicly
+        <input type="checkbox" name="publicMetrics" defaultChecked={s?.publicMetrics ?? false} /> Show this site's
+        metrics publicly
       </label>
       <ErrorNote error={error && !error.problem?.errors ? error : null} />
-      <button type="submit" disabled={busy}>{busy ? 'Saving…' : props.submitLabel}</button>
+      <button type="submit" disabled={busy}>
+        {busy ? 'Saving…' : props.submitLabel}
+      </button>
     </form>
   );
 }

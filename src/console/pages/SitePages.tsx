@@ -37,17 +37,31 @@ export default function SitePages() {
       <p className="muted small">{s ? <ExternalLink url={s.websiteUrl} /> : '\u00a0'}</p>
       <nav aria-label="Site" className="tabs">
         {TABS.map(([key, label]) => (
-          <Link key={key} href={`/sites/${siteId}/${key}`} aria-current={tab === key ? 'page' : undefined}>{label}</Link>
+          <Link key={key} href={`/sites/${siteId}/${key}`} aria-current={tab === key ? 'page' : undefined}>
+            {label}
+          </Link>
         ))}
       </nav>
       <Suspense fallback={<Loading what="analytics" />}>
         <Switch>
-          <Route path="/sites/:siteId/analytics"><Analytics siteId={siteId} /></Route>
-          <Route path="/sites/:siteId/ingest"><Ingest siteId={siteId} /></Route>
-          <Route path="/sites/:siteId/records"><Records siteId={siteId} /></Route>
-          <Route path="/sites/:siteId/credentials"><Credentials siteId={siteId} /></Route>
-          <Route path="/sites/:siteId/settings">{s ? <SiteSettings site={s} onSaved={site.reload} /> : <Loading what="site" />}</Route>
-          <Route><Redirect to={`/sites/${siteId}/analytics`} replace /></Route>
+          <Route path="/sites/:siteId/analytics">
+            <Analytics siteId={siteId} />
+          </Route>
+          <Route path="/sites/:siteId/ingest">
+            <Ingest siteId={siteId} />
+          </Route>
+          <Route path="/sites/:siteId/records">
+            <Records siteId={siteId} />
+          </Route>
+          <Route path="/sites/:siteId/credentials">
+            <Credentials siteId={siteId} />
+          </Route>
+          <Route path="/sites/:siteId/settings">
+            {s ? <SiteSettings site={s} onSaved={site.reload} /> : <Loading what="site" />}
+          </Route>
+          <Route>
+            <Redirect to={`/sites/${siteId}/analytics`} replace />
+          </Route>
         </Switch>
       </Suspense>
     </>

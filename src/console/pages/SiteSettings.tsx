@@ -10,14 +10,17 @@ export function SiteSettings({ site, onSaved }: { site: Site; onSaved: () => voi
       <h2 id="settings-title">Site profile</h2>
       {site.reviewStatus !== 'pending_review' && (
         <p className="warning" role="note">
-          This site is {site.reviewStatus}. Changing its name, URL, description, category or public metrics sends it back to review.
+          This site is {site.reviewStatus}. Changing its name, URL, description, category or public metrics sends it
+          back to review.
         </p>
       )}
       <SiteForm
         site={site}
         submitLabel="Save changes"
         onSubmit={async (f) => {
-          const s = await call<Site>(api.PATCH('/api/v1/sites/{siteId}', { params: { path: { siteId: site.id } }, body: f }));
+          const s = await call<Site>(
+            api.PATCH('/api/v1/sites/{siteId}', { params: { path: { siteId: site.id } }, body: f }),
+          );
           setSaved(s);
           onSaved();
         }}

@@ -13,7 +13,9 @@ export default function Sites() {
     <>
       <div className="title-row">
         <h1>Sites</h1>
-        <button type="button" onClick={() => setAdding((a) => !a)} aria-expanded={adding}>{adding ? 'Cancel' : 'Submit a site'}</button>
+        <button type="button" onClick={() => setAdding((a) => !a)} aria-expanded={adding}>
+          {adding ? 'Cancel' : 'Submit a site'}
+        </button>
       </div>
       {adding && (
         <section aria-labelledby="submit-title">
@@ -30,15 +32,21 @@ export default function Sites() {
       )}
       <ErrorNote error={sites.error} />
       {sites.loading && !sites.data && <Loading what="sites" />}
-      {sites.data && sites.data.data.length === 0 && <p>No sites yet. Submit your first one: it can ingest data at once and appears publicly once approved.</p>}
+      {sites.data && sites.data.data.length === 0 && (
+        <p>No sites yet. Submit your first one: it can ingest data at once and appears publicly once approved.</p>
+      )}
       <ul className="site-list">
         {sites.data?.data.map((s) => (
           <li key={s.id} className="card">
             <div className="title-row">
-              <h2 className="h3"><Link href={`/sites/${s.id}/analytics`}>{s.name}</Link></h2>
+              <h2 className="h3">
+                <Link href={`/sites/${s.id}/analytics`}>{s.name}</Link>
+              </h2>
               <ReviewBadge status={s.reviewStatus} />
             </div>
-            <p className="muted small"><ExternalLink url={s.websiteUrl} /> · {s.category}</p>
+            <p className="muted small">
+              <ExternalLink url={s.websiteUrl} /> · {s.category}
+            </p>
             <p>{s.description}</p>
           </li>
         ))}

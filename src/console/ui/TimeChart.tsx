@@ -18,7 +18,16 @@ export function TimeChart({ x, series, tz, title }: { x: number[]; series: Chart
       width: Math.max(280, el.clientWidth),
       height: 260,
       tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), tz),
-      series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, spanGaps: false, points: { show: x.length < 60 } }))],
+      series: [
+        {},
+        ...series.map((s) => ({
+          label: s.label,
+          stroke: s.color,
+          width: 2,
+          spanGaps: false,
+          points: { show: x.length < 60 },
+        })),
+      ],
       axes: [{ stroke: '#3b4252' }, { stroke: '#3b4252', size: 48 }],
       legend: { live: true },
       cursor: { drag: { x: false, y: false } },

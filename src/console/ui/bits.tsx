@@ -22,10 +22,18 @@ export function ErrorNote({ error }: { error: ApiError | null }) {
 }
 
 export function Loading({ what }: { what: string }) {
-  return <p className="muted" aria-live="polite">Loading {what}…</p>;
+  return (
+    <p className="muted" aria-live="polite">
+      Loading {what}…
+    </p>
+  );
 }
 
-const STATUS_TEXT: Record<ReviewStatus, string> = { pending_review: 'In review', approved: 'Approved', rejected: 'Rejected' };
+const STATUS_TEXT: Record<ReviewStatus, string> = {
+  pending_review: 'In review',
+  approved: 'Approved',
+  rejected: 'Rejected',
+};
 export function ReviewBadge({ status }: { status: ReviewStatus }) {
   return <span className={`badge badge-${status}`}>{STATUS_TEXT[status]}</span>;
 }
@@ -41,7 +49,12 @@ export function ExternalLink({ url }: { url: string }) {
 }
 
 /** A labelled form control with its error message tied to it. */
-export function Field(props: { label: string; error?: string; hint?: string; children: (id: string, describedBy: string | undefined) => ReactNode }) {
+export function Field(props: {
+  label: string;
+  error?: string;
+  hint?: string;
+  children: (id: string, describedBy: string | undefined) => ReactNode;
+}) {
   const id = useId();
   const note = props.error || props.hint ? `${id}-note` : undefined;
   return (
@@ -49,9 +62,13 @@ export function Field(props: { label: string; error?: string; hint?: string; chi
       <label htmlFor={id}>{props.label}</label>
       {props.children(id, note)}
       {props.error ? (
-        <span id={note} className="field-error">{props.error}</span>
+        <span id={note} className="field-error">
+          {props.error}
+        </span>
       ) : props.hint ? (
-        <span id={note} className="muted small">{props.hint}</span>
+        <span id={note} className="muted small">
+          {props.hint}
+        </span>
       ) : null}
     </div>
   );

@@ -3,7 +3,8 @@ import type { Money } from '../api/responses.ts';
 const counts = new Intl.NumberFormat('en-US');
 export const count = (n: number) => counts.format(n);
 
-export const percent = (r: number | null | undefined) => (r === null || r === undefined ? '—' : `${(r * 100).toFixed(1)}%`);
+export const percent = (r: number | null | undefined) =>
+  r === null || r === undefined ? '—' : `${(r * 100).toFixed(1)}%`;
 
 const currencyFormats = new Map<string, Intl.NumberFormat>();
 /** An amount in minor units of `currency`, with that currency's own number of decimals. */
@@ -29,11 +30,23 @@ export function moneyList(m: Money | undefined): string {
 
 export function dateTime(iso: string | null | undefined, tz?: string): string {
   if (!iso) return '—';
-  return new Date(iso).toLocaleString('en-GB', { timeZone: tz, year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+  return new Date(iso).toLocaleString('en-GB', {
+    timeZone: tz,
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+  });
 }
 
 export function time(iso: string, tz?: string): string {
-  return new Date(iso).toLocaleTimeString('en-GB', { timeZone: tz, hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  return new Date(iso).toLocaleTimeString('en-GB', {
+    timeZone: tz,
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  });
 }
 
 /** Only http(s) URLs become links; anything else a user wrote stays text. */

@@ -10,14 +10,21 @@ export interface Loaded<T> {
 
 /** Runs `load` when `key` changes; a slower answer for an older key never overwrites a newer one. */
 export function useLoad<T>(load: () => Promise<T>, key: string): Loaded<T> {
-  const [state, setState] = useState<{ key: string; data: T | null; error: ApiError | null; loading: boolean }>({ key, data: null, error: null, loading: true });
+  const [state, setState] = useState<{ key: string; data: T | null; error: ApiError | null; loading: boolean }>({
+    key,
+    data: null,
+    error: null,
+    loading: true,
+  });
   const [round, setRound] = useState(0);
   useEffect(() => {
     let current = true;
     setState((s) => ({ ...s, key, loading: true, error: null }));
     load().then(
       (data) => current && setState({ key, data, error: null, loading: false }),
-      (err: unknown) => current && setState({ key, data: null, error: err instanceof ApiError ? err : new ApiError(0, null), loading: false }),
+      (err: unknown) =>
+        current &&
+        setState({ key, data: null, error: err instanceof ApiError ? err : new ApiError(0, null), loading: false }),
     );
     return () => {
       current = false;

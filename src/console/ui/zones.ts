@@ -1,6 +1,8 @@
 /** Today's date (YYYY-MM-DD) in `tz`. */
 export function todayIn(tz: string, now = new Date()): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
+  return new Intl.DateTimeFormat('en-CA', { timeZone: tz, year: 'numeric', month: '2-digit', day: '2-digit' }).format(
+    now,
+  );
 }
 
 /** `date` plus `days` calendar days, as YYYY-MM-DD. */
@@ -12,9 +14,21 @@ export function addDays(date: string, days: number): string {
 
 /** Offset of `tz` from UTC at `utcMs`, in ms. */
 function offsetAt(tz: string, utcMs: number): number {
-  const parts = new Intl.DateTimeFormat('en-US', { timeZone: tz, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' }).formatToParts(utcMs);
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: tz,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  }).formatToParts(utcMs);
   const get = (t: string) => Number(parts.find((p) => p.type === t)!.value);
-  return Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second')) - Math.floor(utcMs / 1000) * 1000;
+  return (
+    Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second')) -
+    Math.floor(utcMs / 1000) * 1000
+  );
 }
 
 /** A wall-clock time `YYYY-MM-DDTHH:mm` in `tz` as a UTC ISO instant (the later one in a fold). */
@@ -31,4 +45,5 @@ export function utcToZoned(iso: string, tz: string): string {
   return new Date(ms + offsetAt(tz, ms)).toISOString().slice(0, 16);
 }
 
-export const ZONES: string[] = typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : ['Asia/Shanghai', 'UTC'];
+export const ZONES: string[] =
+  typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : ['Asia/Shanghai', 'UTC'];

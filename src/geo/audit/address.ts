@@ -10,7 +10,8 @@ import ipaddr from 'ipaddr.js';
 export function refusalOf(ip: string): string | null {
   if (!ipaddr.isValid(ip)) return `${ip} is not an IP address`;
   let addr = ipaddr.parse(ip);
-  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
+  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress())
+    addr = (addr as ipaddr.IPv6).toIPv4Address();
   const range = addr.range();
   return range === 'unicast' ? null : `${addr.toString()} is ${RANGE_NAMES[range] ?? `a reserved (${range})`} address`;
 }

@@ -21,8 +21,16 @@ export interface AuditOutcome {
 export async function auditPage(url: string, guard: GuardOptions): Promise<AuditOutcome> {
   const fetcher = new GuardedFetcher(guard);
   const signal = AbortSignal.timeout(AUDIT_LIMITS.totalMs);
-  const why = (err: unknown) => refusalIn(err)?.message ?? (signal.aborted ? `not finished within ${AUDIT_LIMITS.totalMs / 1000} s` : describe(err));
-  const failed = (error: string, finalUrl: string | null = null): AuditOutcome => ({ status: 'failed', finalUrl, score: 0, checks: [{ id: 'page', status: 'fail', detail: error }], error });
+  const why = (err: unknown) =>
+    refusalIn(err)?.message ??
+    (signal.aborted ? `not finished within ${AUDIT_LIMITS.totalMs / 1000} s` : describe(err));
+  const failed = (error: string, finalUrl: string | null = null): AuditOutcome => ({
+    status: 'failed',
+    finalUrl,
+    score: 0,
+    checks: [{ id: 'page', status: 'fail', detail: error }],
+    error,
+  });
   try {
     let page;
     try {
@@ -31,7 +39,8 @@ export async function auditPage(url: string, guard: GuardOptions): Promise<Audit
       return failed(why(err));
     }
     if (page.status < 200 || page.status >= 300) return failed(`the page answered ${page.status}`, page.url);
-    if (!/html/i.test(page.contentType)) return failed(`the page is ${page.contentType || 'of no stated type'}, not HTML`, page.url);
+    if (!/html/i.test(page.contentType))
+      return failed(`the page is ${page.contentType || 'of no stated type'}, not HTML`, page.url);
 
     const read = (u: string): Promise<Doc> =>
       fetcher.get(u, signal).then(
@@ -40,7 +49,8 @@ export async function auditPage(url: string, guard: GuardOptions): Promise<Audit
       );
     const origin = new URL(page.url).origin;
     const [robots, llms] = await Promise.all([read(`${origin}/robots.txt`), read(`${origin}/llms.txt`)]);
-    const named = robots.ok && robots.status < 300 ? parseRobots(`${origin}/robots.txt`, robots.text).getSitemaps()[0] : undefined;
+    const named =
+      robots.ok && robots.status < 300 ? parseRobots(`${origin}/robots.txt`, robots.text).getSitemaps()[0] : undefined;
     const sitemap = await read(named ? new URL(named, origin).href : `${origin}/sitemap.xml`);
     const checks = runChecks({ url: page.url, facts: readPage(page.body.toString('utf8')) }, robots, llms, sitemap);
     return { status: 'completed', finalUrl: page.url, score: scoreOf(checks), checks, error: null };

@@ -3,7 +3,9 @@ import type { PageFacts } from './html.ts';
 import { parseRobots } from './robots.ts';
 
 /** A document an audit tried to read: what came back, or why nothing did. */
-export type Doc = { ok: true; url: string; status: number; contentType: string; text: string } | { ok: false; error: string };
+export type Doc =
+  | { ok: true; url: string; status: number; contentType: string; text: string }
+  | { ok: false; error: string };
 
 /**
  * AI crawlers by what blocking them costs. Answer-time fetchers and assistant search indexes
@@ -57,15 +59,23 @@ export function runChecks(page: { url: string; facts: PageFacts }, robots: Doc, 
     lengthCheck('meta_description', 'meta description', f.metaDescription, 50, 160),
     canonicalCheck(page.url, f.canonical),
     openGraphCheck(f.openGraph),
-    f.lang ? check('lang', 'pass', `<html lang="${f.lang}">`) : check('lang', 'fail', '<html> has no lang attribute; assistants guess the language instead'),
-    f.h1Count === 1 ? check('h1', 'pass', 'one <h1>') : f.h1Count === 0 ? check('h1', 'fail', 'no <h1>') : check('h1', 'warn', `${f.h1Count} <h1> elements; one names the page best`),
+    f.lang
+      ? check('lang', 'pass', `<html lang="${f.lang}">`)
+      : check('lang', 'fail', '<html> has no lang attribute; assistants guess the language instead'),
+    f.h1Count === 1
+      ? check('h1', 'pass', 'one <h1>')
+      : f.h1Count === 0
+        ? check('h1', 'fail', 'no <h1>')
+        : check('h1', 'warn', `${f.h1Count} <h1> elements; one names the page best`),
     structuredDataCheck(f),
     textCheck(f.textLength),
   ];
 }
 
 function httpsCheck(url: string): AuditCheck {
-  return url.startsWith('https:') ? check('https', 'pass', 'served over HTTPS') : check('https', 'fail', `served over plain HTTP (${url})`);
+  return url.startsWith('https:')
+    ? check('https', 'pass', 'served over HTTPS')
+    : check('https', 'fail', `served over plain HTTP (${url})`);
 }
 
 /**
@@ -84,17 +94,37 @@ function absence(doc: Doc): string {
 
 function robotsCheck(pageUrl: string, doc: Doc): AuditCheck {
   const id = 'robots_ai_crawlers';
-  if (!doc.ok) return check(id, 'fail', `robots.txt could not be read (${doc.error}); crawlers then treat the whole site as disallowed`);
-  if (doc.status >= 500) return check(id, 'fail', `robots.txt answered ${doc.status}; crawlers then treat the whole site as disallowed`);
+  if (!doc.ok)
+    return check(
+      id,
+      'fail',
+      `robots.txt could not be read (${doc.error}); crawlers then treat the whole site as disallowed`,
+    );
+  if (doc.status >= 500)
+    return check(id, 'fail', `robots.txt answered ${doc.status}; crawlers then treat the whole site as disallowed`);
   const file = present(doc);
   if (!file) return check(id, 'pass', `no robots.txt (${absence(doc)}): every crawler may fetch the page`);
   const robots = parseRobots(new URL('/robots.txt', pageUrl).href, file.text);
   const blocked = (bots: readonly string[]) => bots.filter((b) => robots.isAllowed(pageUrl, b) === false);
   const answering = blocked(AI_CRAWLERS.answering);
   const training = blocked(AI_CRAWLERS.training);
-  if (answering.length) return check(id, 'fail', `robots.txt blocks ${answering.join(', ')}${training.length ? ` and ${training.join(', ')}` : ''} from this page; assistants cannot cite it`);
-  if (training.length) return check(id, 'warn', `robots.txt blocks the training crawlers ${training.join(', ')}; the answering crawlers may fetch the page`);
-  return check(id, 'pass', `all ${AI_CRAWLERS.answering.length + AI_CRAWLERS.training.length} AI crawlers may fetch the page`);
+  if (answering.length)
+    return check(
+      id,
+      'fail',
+      `robots.txt blocks ${answering.join(', ')}${training.length ? ` and ${training.join(', ')}` : ''} from this page; assistants cannot cite it`,
+    );
+  if (training.length)
+    return check(
+      id,
+      'warn',
+      `robots.txt blocks the training crawlers ${training.join(', ')}; the answering crawlers may fetch the page`,
+    );
+  return check(
+    id,
+    'pass',
+    `all ${AI_CRAWLERS.answering.length + AI_CRAWLERS.training.length} AI crawlers may fetch the page`,
+  );
 }
 
 /**
@@ -105,7 +135,10 @@ function llmsCheck(doc: Doc): AuditCheck {
   const id = 'llms_txt';
   const file = present(doc);
   if (!file) return check(id, 'warn', `no llms.txt (${absence(doc)})`);
-  const lines = file.text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+  const lines = file.text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter(Boolean);
   const problems: string[] = [];
   if (!/^# \S/.test(lines[0] ?? '')) problems.push('the first line is not a "# Title" heading');
   const links = lines.filter((l) => /^[-*] \[[^\]]+\]\([^)\s]+\)/.test(l)).length;
@@ -119,7 +152,8 @@ function sitemapCheck(doc: Doc): AuditCheck {
   const id = 'sitemap';
   const file = present(doc);
   if (!file) return check(id, 'warn', `no sitemap (${absence(doc)})`);
-  if (!/<(urlset|sitemapindex)[\s>]/.test(file.text)) return check(id, 'warn', `${file.url} is not a sitemap (<urlset> or <sitemapindex> missing)`);
+  if (!/<(urlset|sitemapindex)[\s>]/.test(file.text))
+    return check(id, 'warn', `${file.url} is not a sitemap (<urlset> or <sitemapindex> missing)`);
   const locs = (file.text.match(/<loc>/g) ?? []).length;
   return check(id, 'pass', `${file.url} lists ${locs} URL${locs === 1 ? '' : 's'}`);
 }
@@ -141,7 +175,8 @@ function canonicalCheck(pageUrl: string, canonical: string | null): AuditCheck {
   } catch {
     return check(id, 'fail', `canonical "${canonical}" is not a URL`);
   }
-  if (target.host !== new URL(pageUrl).host) return check(id, 'warn', `canonical points to another host: ${target.href}`);
+  if (target.host !== new URL(pageUrl).host)
+    return check(id, 'warn', `canonical points to another host: ${target.href}`);
   return check(id, 'pass', `canonical ${target.href}`);
 }
 
@@ -155,7 +190,12 @@ function openGraphCheck(og: Record<string, string>): AuditCheck {
 
 function structuredDataCheck(f: PageFacts): AuditCheck {
   const id = 'structured_data';
-  if (f.jsonLdInvalid > 0) return check(id, 'fail', `${f.jsonLdInvalid} JSON-LD block${f.jsonLdInvalid === 1 ? ' is' : 's are'} not valid JSON`);
+  if (f.jsonLdInvalid > 0)
+    return check(
+      id,
+      'fail',
+      `${f.jsonLdInvalid} JSON-LD block${f.jsonLdInvalid === 1 ? ' is' : 's are'} not valid JSON`,
+    );
   if (f.jsonLdTypes.length === 0) return check(id, 'warn', 'no schema.org JSON-LD');
   return check(id, 'pass', `schema.org types: ${f.jsonLdTypes.join(', ')}`);
 }

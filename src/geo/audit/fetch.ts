@@ -58,7 +58,10 @@ export class GuardedFetcher {
   constructor(private readonly opts: GuardOptions) {
     this.resolve = opts.resolve ?? ((host) => dnsLookup(host, { all: true, verbatim: true }));
     this.agent = new Agent({
-      connect: { lookup: (host: string, options: LookupOptions, cb: LookupCallback) => this.lookup(host, options, cb), timeout: AUDIT_LIMITS.totalMs },
+      connect: {
+        lookup: (host: string, options: LookupOptions, cb: LookupCallback) => this.lookup(host, options, cb),
+        timeout: AUDIT_LIMITS.totalMs,
+      },
       headersTimeout: AUDIT_LIMITS.totalMs,
       bodyTimeout: AUDIT_LIMITS.totalMs,
       connections: 4,
@@ -78,17 +81,29 @@ export class GuardedFetcher {
         method: 'GET',
         dispatcher: this.agent,
         signal,
-        headers: { 'user-agent': 'RadarAudit/1.0 (GEO page audit)', accept: 'text/html,application/xhtml+xml,text/plain,application/xml;q=0.9,*/*;q=0.5', 'accept-encoding': 'identity' },
+        headers: {
+          'user-agent': 'RadarAudit/1.0 (GEO page audit)',
+          accept: 'text/html,application/xhtml+xml,text/plain,application/xml;q=0.9,*/*;q=0.5',
+          'accept-encoding': 'identity',
+        },
       });
       const location = res.headers.location;
       if (res.statusCode >= 300 && res.statusCode < 400 && typeof location === 'string') {
         await res.body.dump();
-        if (redirects >= AUDIT_LIMITS.maxRedirects) throw new Error(`more than ${AUDIT_LIMITS.maxRedirects} redirects from ${url}`);
+        if (redirects >= AUDIT_LIMITS.maxRedirects)
+          throw new Error(`more than ${AUDIT_LIMITS.maxRedirects} redirects from ${url}`);
         current = new URL(location, current);
         continue;
       }
       const { body, truncated } = await readCapped(res.body, AUDIT_LIMITS.maxBytes);
-      return { url: current.href, status: res.statusCode, contentType: String(res.headers['content-type'] ?? ''), body, truncated, redirects };
+      return {
+        url: current.href,
+        status: res.statusCode,
+        contentType: String(res.headers['content-type'] ?? ''),
+        body,
+        truncated,
+        redirects,
+      };
     }
   }
 
@@ -97,7 +112,8 @@ export class GuardedFetcher {
   }
 
   private checkTarget(u: URL): void {
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new AddressRefusedError(`${u.protocol} URLs are not fetched; only http and https`);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:')
+      throw new AddressRefusedError(`${u.protocol} URLs are not fetched; only http and https`);
     const literal = u.hostname.replace(/^\[|\]$/g, '');
     if (isIP(literal)) this.checkAddress(literal, literal);
   }
@@ -105,7 +121,10 @@ export class GuardedFetcher {
   private checkAddress(address: string, host: string): void {
     if (this.opts.allowPrivate || this.opts.trusted?.has(address)) return;
     const refusal = refusalOf(address);
-    if (refusal) throw new AddressRefusedError(host === address ? `refused: ${refusal}` : `refused: ${host} resolves to ${address}; ${refusal}`);
+    if (refusal)
+      throw new AddressRefusedError(
+        host === address ? `refused: ${refusal}` : `refused: ${host} resolves to ${address}; ${refusal}`,
+      );
   }
 
   /** net.connect's lookup: resolve, keep only allowed addresses, answer in the shape asked for. */
@@ -134,7 +153,10 @@ export class GuardedFetcher {
   }
 }
 
-async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }, max: number): Promise<{ body: Buffer; truncated: boolean }> {
+async function readCapped(
+  body: AsyncIterable<Buffer> & { destroy(): void },
+  max: number,
+): Promise<{ body: Buffer; truncated: boolean }> {
   const parts: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {

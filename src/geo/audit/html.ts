@@ -22,7 +22,17 @@ const HIDDEN = new Set(['script', 'style', 'noscript', 'template', 'head', 'titl
 
 /** Reads the facts in one streaming pass; malformed HTML is read as browsers would, forgivingly. */
 export function readPage(html: string): PageFacts {
-  const facts: PageFacts = { title: null, metaDescription: null, canonical: null, openGraph: {}, lang: null, h1Count: 0, jsonLdTypes: [], jsonLdInvalid: 0, textLength: 0 };
+  const facts: PageFacts = {
+    title: null,
+    metaDescription: null,
+    canonical: null,
+    openGraph: {},
+    lang: null,
+    h1Count: 0,
+    jsonLdTypes: [],
+    jsonLdInvalid: 0,
+    textLength: 0,
+  };
   const open: string[] = [];
   let hidden = 0;
   let title: string | null = null;
@@ -43,7 +53,11 @@ export function readPage(html: string): PageFacts {
           const content = attrs.content?.trim() ?? '';
           if (key === 'description' && facts.metaDescription === null) facts.metaDescription = content;
           else if (key.startsWith('og:') && content && !(key in facts.openGraph)) facts.openGraph[key] = content;
-        } else if (name === 'link' && facts.canonical === null && (attrs.rel ?? '').toLowerCase().split(/\s+/).includes('canonical')) {
+        } else if (
+          name === 'link' &&
+          facts.canonical === null &&
+          (attrs.rel ?? '').toLowerCase().split(/\s+/).includes('canonical')
+        ) {
           facts.canonical = attrs.href?.trim() ?? '';
         }
       },
@@ -90,7 +104,8 @@ function collectJsonLd(text: string, facts: PageFacts): void {
     if (Array.isArray(v)) return v.forEach(visit);
     if (!v || typeof v !== 'object') return;
     const o = v as Record<string, unknown>;
-    for (const t of [o['@type']].flat()) if (typeof t === 'string' && !facts.jsonLdTypes.includes(t)) facts.jsonLdTypes.push(t);
+    for (const t of [o['@type']].flat())
+      if (typeof t === 'string' && !facts.jsonLdTypes.includes(t)) facts.jsonLdTypes.push(t);
     if (o['@graph']) visit(o['@graph']);
   };
   visit(value);

@@ -22,32 +22,82 @@ const is = (neutral: unknown) => (value: unknown) => value === neutral;
 const never = { refuse: 'has no chat-completions equivalent' };
 
 const RESPONSES_TO_CHAT: Readonly<Record<string, Rule>> = {
-  model: 'map', input: 'map', instructions: 'map', stream: 'map', temperature: 'map', top_p: 'map',
-  parallel_tool_calls: 'map', user: 'map', reasoning: 'map', tools: 'map', tool_choice: 'map',
-  max_output_tokens: 'map', text: 'map',
-  store: 'drop', metadata: 'drop', client_metadata: 'drop', prompt_cache_key: 'drop', prompt_cache_retention: 'drop',
-  safety_identifier: 'drop', service_tier: 'drop', include: 'drop', stream_options: 'drop', truncation: 'drop',
-  top_logprobs: 'drop', max_tool_calls: 'drop',
+  model: 'map',
+  input: 'map',
+  instructions: 'map',
+  stream: 'map',
+  temperature: 'map',
+  top_p: 'map',
+  parallel_tool_calls: 'map',
+  user: 'map',
+  reasoning: 'map',
+  tools: 'map',
+  tool_choice: 'map',
+  max_output_tokens: 'map',
+  text: 'map',
+  store: 'drop',
+  metadata: 'drop',
+  client_metadata: 'drop',
+  prompt_cache_key: 'drop',
+  prompt_cache_retention: 'drop',
+  safety_identifier: 'drop',
+  service_tier: 'drop',
+  include: 'drop',
+  stream_options: 'drop',
+  truncation: 'drop',
+  top_logprobs: 'drop',
+  max_tool_calls: 'drop',
   // State kept by OpenAI, or work it does on its side: a chat provider would answer another question.
-  previous_response_id: never, conversation: never, prompt: never,
-  background: { refuse: 'has no chat-completions equivalent (a chat provider answers while the request is open)', neutral: is(false) },
+  previous_response_id: never,
+  conversation: never,
+  prompt: never,
+  background: {
+    refuse: 'has no chat-completions equivalent (a chat provider answers while the request is open)',
+    neutral: is(false),
+  },
 };
 
 const notInResponses = { refuse: 'has no Responses equivalent' };
 
 const CHAT_TO_RESPONSES: Readonly<Record<string, Rule>> = {
-  model: 'map', messages: 'map', stream: 'map', temperature: 'map', top_p: 'map', parallel_tool_calls: 'map',
-  user: 'map', metadata: 'map', service_tier: 'map', prompt_cache_key: 'map', prompt_cache_retention: 'map',
-  safety_identifier: 'map', reasoning_effort: 'map', max_tokens: 'map', max_completion_tokens: 'map', tools: 'map',
-  tool_choice: 'map', response_format: 'map', verbosity: 'map', store: 'map', stream_options: 'map',
+  model: 'map',
+  messages: 'map',
+  stream: 'map',
+  temperature: 'map',
+  top_p: 'map',
+  parallel_tool_calls: 'map',
+  user: 'map',
+  metadata: 'map',
+  service_tier: 'map',
+  prompt_cache_key: 'map',
+  prompt_cache_retention: 'map',
+  safety_identifier: 'map',
+  reasoning_effort: 'map',
+  max_tokens: 'map',
+  max_completion_tokens: 'map',
+  tools: 'map',
+  tool_choice: 'map',
+  response_format: 'map',
+  verbosity: 'map',
+  store: 'map',
+  stream_options: 'map',
   n: { refuse: 'has no Responses equivalent (one answer per call)', neutral: is(1) },
   frequency_penalty: { refuse: 'has no Responses equivalent', neutral: is(0) },
   presence_penalty: { refuse: 'has no Responses equivalent', neutral: is(0) },
   logprobs: { refuse: 'has no Responses equivalent', neutral: is(false) },
   top_logprobs: { refuse: 'has no Responses equivalent', neutral: is(0) },
-  modalities: { refuse: 'has no Responses equivalent', neutral: (v) => Array.isArray(v) && v.length === 1 && v[0] === 'text' },
-  stop: notInResponses, seed: notInResponses, logit_bias: notInResponses, audio: notInResponses,
-  prediction: notInResponses, functions: notInResponses, function_call: notInResponses, web_search_options: notInResponses,
+  modalities: {
+    refuse: 'has no Responses equivalent',
+    neutral: (v) => Array.isArray(v) && v.length === 1 && v[0] === 'text',
+  },
+  stop: notInResponses,
+  seed: notInResponses,
+  logit_bias: notInResponses,
+  audio: notInResponses,
+  prediction: notInResponses,
+  functions: notInResponses,
+  function_call: notInResponses,
+  web_search_options: notInResponses,
 };
 
 const TABLES: Readonly<Record<Direction, Readonly<Record<string, Rule>>>> = {
@@ -55,7 +105,10 @@ const TABLES: Readonly<Record<Direction, Readonly<Record<string, Rule>>>> = {
   'chat-to-responses': CHAT_TO_RESPONSES,
 };
 
-const TARGET: Readonly<Record<Direction, string>> = { 'responses-to-chat': 'chat-completions', 'chat-to-responses': 'Responses' };
+const TARGET: Readonly<Record<Direction, string>> = {
+  'responses-to-chat': 'chat-completions',
+  'chat-to-responses': 'Responses',
+};
 
 /**
  * Fields nobody listed are dropped and named, not refused. Clients add fields every month
@@ -85,7 +138,10 @@ export function unsupported(direction: Direction, param: string, why: string): H
 export class FieldSort {
   readonly dropped: string[] = [];
 
-  constructor(readonly direction: Direction, body: Json) {
+  constructor(
+    readonly direction: Direction,
+    body: Json,
+  ) {
     for (const [field, value] of Object.entries(body)) {
       if (value === null || value === undefined) continue;
       const rule = ruleOf(direction, field);

@@ -27,13 +27,15 @@ export function responsesToChat(body: ResponsesBody, effort: string | null): Con
   const chat: Json = {};
   for (const f of SAME_NAME) if (body[f] !== undefined && body[f] !== null) chat[f] = body[f];
   const messages: ChatMessage[] = [];
-  if (typeof body.instructions === 'string' && body.instructions) messages.push({ role: 'system', content: body.instructions });
+  if (typeof body.instructions === 'string' && body.instructions)
+    messages.push({ role: 'system', content: body.instructions });
   if (typeof body.input === 'string') messages.push({ role: 'user', content: body.input });
   else body.input.forEach((item, i) => appendItem(messages, item, `input[${i}]`));
   chat.messages = messages;
   if (effort !== null) chat.reasoning_effort = effort;
   const reasoning = body.reasoning as Json | null | undefined;
-  for (const part of REASONING_DROPPED) if (reasoning?.[part] !== undefined && reasoning[part] !== null) fields.drop(`reasoning.${part}`);
+  for (const part of REASONING_DROPPED)
+    if (reasoning?.[part] !== undefined && reasoning[part] !== null) fields.drop(`reasoning.${part}`);
   if (typeof body.max_output_tokens === 'number') chat.max_tokens = body.max_output_tokens;
   const tools = chatTools(body, fields);
   if (tools.length) chat.tools = tools;
@@ -61,7 +63,8 @@ export function namespacedNames(tools: unknown): Map<string, { namespace: string
   for (const tool of tools as Json[]) {
     if (tool.type !== 'namespace' || !Array.isArray(tool.tools)) continue;
     for (const fn of tool.tools as Json[]) {
-      if (fn.type === 'function') names.set(chatFunctionName(tool.name, fn.name), { namespace: String(tool.name), name: String(fn.name) });
+      if (fn.type === 'function')
+        names.set(chatFunctionName(tool.name, fn.name), { namespace: String(tool.name), name: String(fn.name) });
     }
   }
   return names;
@@ -79,7 +82,8 @@ function chatTools(body: ResponsesBody, fields: FieldSort): Json[] {
   const out: Json[] = [];
   const offer = (tool: Json, param: string, namespace?: unknown) => {
     if (tool.type === 'function') out.push(chatTool(tool, namespace));
-    else if (tool.type === 'namespace' && namespace === undefined) inner(tool).forEach((t, j) => offer(t, `${param}.tools[${j}]`, tool.name));
+    else if (tool.type === 'namespace' && namespace === undefined)
+      inner(tool).forEach((t, j) => offer(t, `${param}.tools[${j}]`, tool.name));
     else if (droppableTool(tool, body.tool_choice, functions)) fields.drop(param);
     else throw unsupported(`${param}.type`, `(built-in tool '${String(tool.type)}')`);
   };
@@ -92,12 +96,17 @@ function appendItem(messages: ChatMessage[], item: Json, param: string): void {
   switch (type) {
     case 'message': {
       const role = item.role === 'developer' ? 'system' : String(item.role);
-      if (!['user', 'assistant', 'system'].includes(role)) throw unsupported(`${param}.role`, `'${role}' is not a chat role`);
+      if (!['user', 'assistant', 'system'].includes(role))
+        throw unsupported(`${param}.role`, `'${role}' is not a chat role`);
       messages.push({ role, content: chatContent(item.content, `${param}.content`, role === 'assistant') });
       return;
     }
     case 'function_call': {
-      const call = { id: item.call_id, type: 'function', function: { name: chatFunctionName(item.namespace, item.name), arguments: item.arguments } };
+      const call = {
+        id: item.call_id,
+        type: 'function',
+        function: { name: chatFunctionName(item.namespace, item.name), arguments: item.arguments },
+      };
       // Consecutive calls are one assistant turn with several tool_calls, as chat expects.
       const last = messages[messages.length - 1];
       if (last && last.role === 'assistant' && !('tool_call_id' in last)) {
@@ -108,7 +117,11 @@ function appendItem(messages: ChatMessage[], item: Json, param: string): void {
       return;
     }
     case 'function_call_output':
-      messages.push({ role: 'tool', tool_call_id: item.call_id, content: typeof item.output === 'string' ? item.output : textOf(item.output, `${param}.output`) });
+      messages.push({
+        role: 'tool',
+        tool_call_id: item.call_id,
+        content: typeof item.output === 'string' ? item.output : textOf(item.output, `${param}.output`),
+      });
       return;
     case 'reasoning':
       // A previous turn's reasoning is opaque to chat providers; the turn's text carries on.
@@ -120,7 +133,11 @@ function appendItem(messages: ChatMessage[], item: Json, param: string): void {
 
 function chatContent(content: unknown, param: string, assistant: boolean): unknown {
   if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) throw new HttpError('invalid_request_error', { detail: `Invalid value for '${param}': expected a string or an array of content parts.`, param });
+  if (!Array.isArray(content))
+    throw new HttpError('invalid_request_error', {
+      detail: `Invalid value for '${param}': expected a string or an array of content parts.`,
+      param,
+    });
   if (assistant) return textOf(content, param);
   return content.map((part: Json, i) => {
     switch (part.type) {
@@ -128,7 +145,10 @@ function chatContent(content: unknown, param: string, assistant: boolean): unkno
       case 'output_text':
         return { type: 'text', text: part.text };
       case 'input_image':
-        return { type: 'image_url', image_url: { url: part.image_url, ...(part.detail ? { detail: part.detail } : {}) } };
+        return {
+          type: 'image_url',
+          image_url: { url: part.image_url, ...(part.detail ? { detail: part.detail } : {}) },
+        };
       default:
         throw unsupported(`${param}[${i}].type`, `of type '${String(part.type)}'`);
     }
@@ -140,16 +160,20 @@ const CHAT_TEXT_PARTS = new Set(['text', 'refusal']);
 
 /** Content parts of one protocol flattened to text, for places the other takes only a string. */
 function textOf(parts: unknown, param: string, textParts = RESPONSES_TEXT_PARTS, fail = unsupported): string {
-  if (!Array.isArray(parts)) throw new HttpError('invalid_request_error', { detail: `Invalid value for '${param}'.`, param });
-  return parts.map((p: Json, i) => {
-    if (textParts.has(String(p.type))) return String(p.text ?? p.refusal ?? '');
-    throw fail(`${param}[${i}].type`, `of type '${String(p.type)}'`);
-  }).join('');
+  if (!Array.isArray(parts))
+    throw new HttpError('invalid_request_error', { detail: `Invalid value for '${param}'.`, param });
+  return parts
+    .map((p: Json, i) => {
+      if (textParts.has(String(p.type))) return String(p.text ?? p.refusal ?? '');
+      throw fail(`${param}[${i}].type`, `of type '${String(p.type)}'`);
+    })
+    .join('');
 }
 
 function chatTool(tool: Json, namespace: unknown): Json {
   const fn: Json = { name: chatFunctionName(namespace, tool.name) };
-  for (const f of ['description', 'parameters', 'strict'] as const) if (tool[f] !== undefined && tool[f] !== null) fn[f] = tool[f];
+  for (const f of ['description', 'parameters', 'strict'] as const)
+    if (tool[f] !== undefined && tool[f] !== null) fn[f] = tool[f];
   return { type: 'function', function: fn };
 }
 
@@ -172,7 +196,19 @@ function chatResponseFormat(format: Json): Json {
 const notInResponses = (param: string, why: string): HttpError => refusal('chat-to-responses', param, why);
 
 /** Chat fields with a Responses equivalent of the same name and meaning. */
-const CHAT_SAME_NAME = ['model', 'temperature', 'top_p', 'parallel_tool_calls', 'user', 'stream', 'metadata', 'service_tier', 'prompt_cache_key', 'prompt_cache_retention', 'safety_identifier'] as const;
+const CHAT_SAME_NAME = [
+  'model',
+  'temperature',
+  'top_p',
+  'parallel_tool_calls',
+  'user',
+  'stream',
+  'metadata',
+  'service_tier',
+  'prompt_cache_key',
+  'prompt_cache_retention',
+  'safety_identifier',
+] as const;
 const CHAT_MESSAGE_FIELDS = new Set(['role', 'content', 'tool_calls', 'tool_call_id', 'refusal']);
 
 /**
@@ -192,8 +228,10 @@ export function chatToResponses(body: ChatBody, effort: string | null): Converte
   if (effort !== null) out.reasoning = { effort };
   const max = body.max_completion_tokens ?? body.max_tokens;
   if (typeof max === 'number') out.max_output_tokens = max;
-  if (Array.isArray(body.tools) && body.tools.length) out.tools = body.tools.map((t, i) => responsesTool(t as Json, `tools[${i}]`));
-  if (body.tool_choice !== undefined && body.tool_choice !== null) out.tool_choice = responsesToolChoice(body.tool_choice);
+  if (Array.isArray(body.tools) && body.tools.length)
+    out.tools = body.tools.map((t, i) => responsesTool(t as Json, `tools[${i}]`));
+  if (body.tool_choice !== undefined && body.tool_choice !== null)
+    out.tool_choice = responsesToolChoice(body.tool_choice);
   const text: Json = {};
   const format = body.response_format as Json | undefined | null;
   if (format && format.type !== 'text') text.format = responsesFormat(format);
@@ -204,7 +242,8 @@ export function chatToResponses(body: ChatBody, effort: string | null): Converte
 
 function appendMessage(input: Json[], message: Json & { role: string }, param: string): void {
   for (const [field, value] of Object.entries(message)) {
-    if (!CHAT_MESSAGE_FIELDS.has(field) && value !== null && value !== undefined) throw notInResponses(`${param}.${field}`, 'has no Responses equivalent');
+    if (!CHAT_MESSAGE_FIELDS.has(field) && value !== null && value !== undefined)
+      throw notInResponses(`${param}.${field}`, 'has no Responses equivalent');
   }
   const { role, content } = message;
   switch (role) {
@@ -214,17 +253,28 @@ function appendMessage(input: Json[], message: Json & { role: string }, param: s
       input.push({ role, content: responsesContent(content, `${param}.content`) });
       return;
     case 'assistant': {
-      const text = content === null || content === undefined ? '' : typeof content === 'string' ? content : textOf(content, `${param}.content`, CHAT_TEXT_PARTS, notInResponses);
+      const text =
+        content === null || content === undefined
+          ? ''
+          : typeof content === 'string'
+            ? content
+            : textOf(content, `${param}.content`, CHAT_TEXT_PARTS, notInResponses);
       if (text) input.push({ role: 'assistant', content: text });
-      (message.tool_calls as Json[] | undefined ?? []).forEach((call, i) => {
+      ((message.tool_calls as Json[] | undefined) ?? []).forEach((call, i) => {
         const fn = call.function as Json | undefined;
-        if (call.type !== 'function' || !fn) throw notInResponses(`${param}.tool_calls[${i}].type`, `of type '${String(call.type)}'`);
+        if (call.type !== 'function' || !fn)
+          throw notInResponses(`${param}.tool_calls[${i}].type`, `of type '${String(call.type)}'`);
         input.push({ type: 'function_call', call_id: call.id, name: fn.name, arguments: fn.arguments });
       });
       return;
     }
     case 'tool':
-      input.push({ type: 'function_call_output', call_id: message.tool_call_id, output: typeof content === 'string' ? content : textOf(content, `${param}.content`, CHAT_TEXT_PARTS, notInResponses) });
+      input.push({
+        type: 'function_call_output',
+        call_id: message.tool_call_id,
+        output:
+          typeof content === 'string' ? content : textOf(content, `${param}.content`, CHAT_TEXT_PARTS, notInResponses),
+      });
       return;
     default:
       throw notInResponses(`${param}.role`, `'${role}' is not a Responses role`);
@@ -233,7 +283,11 @@ function appendMessage(input: Json[], message: Json & { role: string }, param: s
 
 function responsesContent(content: unknown, param: string): unknown {
   if (typeof content === 'string') return content;
-  if (!Array.isArray(content)) throw new HttpError('invalid_request_error', { detail: `Invalid value for '${param}': expected a string or an array of content parts.`, param });
+  if (!Array.isArray(content))
+    throw new HttpError('invalid_request_error', {
+      detail: `Invalid value for '${param}': expected a string or an array of content parts.`,
+      param,
+    });
   return content.map((part: Json, i) => {
     switch (part.type) {
       case 'text':

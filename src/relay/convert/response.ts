@@ -22,13 +22,26 @@ export interface ResponseSeed {
 }
 
 export function seedFor(request: ResponsesBody, effort: string | null): ResponseSeed {
-  return { id: newId('resp'), createdAt: Math.floor(Date.now() / 1000), model: request.model, effort, request, namespaced: namespacedNames(request.tools) };
+  return {
+    id: newId('resp'),
+    createdAt: Math.floor(Date.now() / 1000),
+    model: request.model,
+    effort,
+    request,
+    namespaced: namespacedNames(request.tools),
+  };
 }
 
 export type ResponseStatus = 'in_progress' | 'completed' | 'incomplete' | 'failed';
 
 /** A Responses-protocol `response` object, as OpenAI renders it. */
-export function responseObject(seed: ResponseSeed, status: ResponseStatus, output: readonly Json[], usage: Usage | null, extra: { error?: Json; incompleteReason?: string } = {}): Json {
+export function responseObject(
+  seed: ResponseSeed,
+  status: ResponseStatus,
+  output: readonly Json[],
+  usage: Usage | null,
+  extra: { error?: Json; incompleteReason?: string } = {},
+): Json {
   const r = seed.request;
   return {
     id: seed.id,
@@ -95,29 +108,63 @@ export function outputTextPart(text: string): Json {
 }
 
 /** A function_call item for a chat tool call named `chatName`, namespaced again when it was. */
-export function functionCallItem(seed: ResponseSeed, id: string, callId: string, chatName: string, args: string, status: 'in_progress' | 'completed'): Json {
+export function functionCallItem(
+  seed: ResponseSeed,
+  id: string,
+  callId: string,
+  chatName: string,
+  args: string,
+  status: 'in_progress' | 'completed',
+): Json {
   const namespaced = seed.namespaced.get(chatName);
-  if (namespaced) return { id, type: 'function_call', status, call_id: callId, namespace: namespaced.namespace, name: namespaced.name, arguments: args };
+  if (namespaced)
+    return {
+      id,
+      type: 'function_call',
+      status,
+      call_id: callId,
+      namespace: namespaced.namespace,
+      name: namespaced.name,
+      arguments: args,
+    };
   return { id, type: 'function_call', status, call_id: callId, name: chatName, arguments: args };
 }
 
 /** Chat finish reasons that leave a Response incomplete, with the Response's reason; the one table for both directions. */
-const INCOMPLETE_REASON: Readonly<Record<string, string>> = { length: 'max_output_tokens', content_filter: 'content_filter' };
+const INCOMPLETE_REASON: Readonly<Record<string, string>> = {
+  length: 'max_output_tokens',
+  content_filter: 'content_filter',
+};
 
 /** How a chat `finish_reason` ends a Response. */
-export function ending(finishReason: string | null | undefined): { status: 'completed' | 'incomplete'; incompleteReason?: string } {
+export function ending(finishReason: string | null | undefined): {
+  status: 'completed' | 'incomplete';
+  incompleteReason?: string;
+} {
   const incompleteReason = finishReason ? INCOMPLETE_REASON[finishReason] : undefined;
   return incompleteReason ? { status: 'incomplete', incompleteReason } : { status: 'completed' };
 }
 
 /** The chat `finish_reason` of a Response that ended with `status`; an unknown incomplete reason reads as `length`. */
-export function finishReason(status: string | undefined, incompleteReason: string | null | undefined, toolCalls: boolean): string {
-  if (status === 'incomplete') return Object.keys(INCOMPLETE_REASON).find((f) => INCOMPLETE_REASON[f] === incompleteReason) ?? 'length';
+export function finishReason(
+  status: string | undefined,
+  incompleteReason: string | null | undefined,
+  toolCalls: boolean,
+): string {
+  if (status === 'incomplete')
+    return Object.keys(INCOMPLETE_REASON).find((f) => INCOMPLETE_REASON[f] === incompleteReason) ?? 'length';
   return toolCalls ? 'tool_calls' : 'stop';
 }
 
 interface ChatCompletion {
-  choices?: { message?: { content?: string | null; refusal?: string | null; tool_calls?: { id: string; function: { name: string; arguments: string } }[] }; finish_reason?: string | null }[];
+  choices?: {
+    message?: {
+      content?: string | null;
+      refusal?: string | null;
+      tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+    };
+    finish_reason?: string | null;
+  }[];
 }
 
 /** A non-streamed chat completion as a Response. */
@@ -145,8 +192,14 @@ export interface ChatSeed {
 }
 
 export function chatSeedFor(request: ChatBody): ChatSeed {
-  const includeUsage = (request.stream_options as { include_usage?: unknown } | null | undefined)?.include_usage === true;
-  return { id: `chatcmpl-${randomBytes(16).toString('hex')}`, created: Math.floor(Date.now() / 1000), model: request.model, includeUsage };
+  const includeUsage =
+    (request.stream_options as { include_usage?: unknown } | null | undefined)?.include_usage === true;
+  return {
+    id: `chatcmpl-${randomBytes(16).toString('hex')}`,
+    created: Math.floor(Date.now() / 1000),
+    model: request.model,
+    includeUsage,
+  };
 }
 
 export interface ResponseOutputItem {
@@ -176,7 +229,9 @@ export function chatToolCall(item: ResponseOutputItem): Json {
  */
 export function responseToChat(seed: ChatSeed, response: ResponseBody, usage: Usage): Json {
   if (response.status === 'failed') {
-    throw new HttpError('upstream_error', { detail: `The upstream provider failed to answer: ${response.error?.message ?? 'no reason given'}.` });
+    throw new HttpError('upstream_error', {
+      detail: `The upstream provider failed to answer: ${response.error?.message ?? 'no reason given'}.`,
+    });
   }
   let text = '';
   let refusal = '';
@@ -189,7 +244,12 @@ export function responseToChat(seed: ChatSeed, response: ResponseBody, usage: Us
       else if (part.type === 'refusal') refusal += part.refusal ?? '';
     }
   }
-  const message: Json = { role: 'assistant', content: text || (toolCalls.length || refusal ? null : ''), refusal: refusal || null, annotations: [] };
+  const message: Json = {
+    role: 'assistant',
+    content: text || (toolCalls.length || refusal ? null : ''),
+    refusal: refusal || null,
+    annotations: [],
+  };
   if (toolCalls.length) message.tool_calls = toolCalls;
   const finish = finishReason(response.status, response.incomplete_details?.reason, toolCalls.length > 0);
   return {

@@ -1,8 +1,19 @@
 import { sseFrame } from '../sse.ts';
 import { noUsage, readUsage, usageIn, type Usage } from '../usage.ts';
 import {
-  chatToolCall, chatUsage, ending, finishReason, functionCallItem, messageItem, newId, outputTextPart, responseObject,
-  type ChatSeed, type ResponseBody, type ResponseOutputItem, type ResponseSeed,
+  chatToolCall,
+  chatUsage,
+  ending,
+  finishReason,
+  functionCallItem,
+  messageItem,
+  newId,
+  outputTextPart,
+  responseObject,
+  type ChatSeed,
+  type ResponseBody,
+  type ResponseOutputItem,
+  type ResponseSeed,
 } from './response.ts';
 
 type Json = Record<string, unknown>;
@@ -21,7 +32,11 @@ export interface StreamConverter {
 }
 
 interface ChatChunk {
-  choices?: { index?: number; delta?: { content?: string | null; refusal?: string | null; tool_calls?: ToolCallDelta[] }; finish_reason?: string | null }[];
+  choices?: {
+    index?: number;
+    delta?: { content?: string | null; refusal?: string | null; tool_calls?: ToolCallDelta[] };
+    finish_reason?: string | null;
+  }[];
   usage?: unknown;
   error?: { message?: string; code?: string; type?: string };
 }
@@ -72,7 +87,10 @@ export class ChatToResponsesStream implements StreamConverter {
     const chunk = frameJson<ChatChunk>(data);
     if (!chunk) return '';
     if (chunk.error) {
-      this.upstreamError = { code: chunk.error.code ?? 'server_error', message: chunk.error.message ?? 'the upstream provider reported an error' };
+      this.upstreamError = {
+        code: chunk.error.code ?? 'server_error',
+        message: chunk.error.message ?? 'the upstream provider reported an error',
+      };
       return '';
     }
     if (chunk.usage) readUsage(chunk.usage, this.usage);
@@ -95,13 +113,28 @@ export class ChatToResponsesStream implements StreamConverter {
     if (this.ended) return '';
     this.ended = true;
     if (this.upstreamError || failure || this.finishReason === null) {
-      const error = this.upstreamError ?? { code: 'server_error', message: failure ?? 'The upstream provider closed the stream before it finished.' };
-      return this.closeItems() + this.event('response.failed', { response: responseObject(this.seed, 'failed', this.output, this.usage, { error }) });
+      const error = this.upstreamError ?? {
+        code: 'server_error',
+        message: failure ?? 'The upstream provider closed the stream before it finished.',
+      };
+      return (
+        this.closeItems() +
+        this.event('response.failed', {
+          response: responseObject(this.seed, 'failed', this.output, this.usage, { error }),
+        })
+      );
     }
     const out = this.closeItems();
     const end = ending(this.finishReason);
     const type = end.status === 'completed' ? 'response.completed' : 'response.incomplete';
-    return out + this.event(type, { response: responseObject(this.seed, end.status, this.output, this.usage, { incompleteReason: end.incompleteReason }) });
+    return (
+      out +
+      this.event(type, {
+        response: responseObject(this.seed, end.status, this.output, this.usage, {
+          incompleteReason: end.incompleteReason,
+        }),
+      })
+    );
   }
 
   private text(delta: string): string {
@@ -110,11 +143,28 @@ export class ChatToResponsesStream implements StreamConverter {
       // Text after tool calls starts a new message item; the calls before it stay complete.
       out += this.closeCalls();
       this.message = this.open('message', newId('msg'));
-      out += this.event('response.output_item.added', { output_index: this.message.outputIndex, item: messageItem(this.message.id, '', 'in_progress') });
-      out += this.event('response.content_part.added', { item_id: this.message.id, output_index: this.message.outputIndex, content_index: 0, part: outputTextPart('') });
+      out += this.event('response.output_item.added', {
+        output_index: this.message.outputIndex,
+        item: messageItem(this.message.id, '', 'in_progress'),
+      });
+      out += this.event('response.content_part.added', {
+        item_id: this.message.id,
+        output_index: this.message.outputIndex,
+        content_index: 0,
+        part: outputTextPart(''),
+      });
     }
     this.message.text += delta;
-    return out + this.event('response.output_text.delta', { item_id: this.message.id, output_index: this.message.outputIndex, content_index: 0, delta, logprobs: [] });
+    return (
+      out +
+      this.event('response.output_text.delta', {
+        item_id: this.message.id,
+        output_index: this.message.outputIndex,
+        content_index: 0,
+        delta,
+        logprobs: [],
+      })
+    );
   }
 
   private toolCall(tc: ToolCallDelta): string {
@@ -127,12 +177,22 @@ export class ChatToResponsesStream implements StreamConverter {
       call.callId = tc.id ?? newId('call');
       call.name = tc.function?.name ?? '';
       this.calls.set(index, call);
-      out += this.event('response.output_item.added', { output_index: call.outputIndex, item: functionCallItem(this.seed, call.id, call.callId, call.name, '', 'in_progress') });
+      out += this.event('response.output_item.added', {
+        output_index: call.outputIndex,
+        item: functionCallItem(this.seed, call.id, call.callId, call.name, '', 'in_progress'),
+      });
     }
     const args = tc.function?.arguments;
     if (!args) return out;
     call.text += args;
-    return out + this.event('response.function_call_arguments.delta', { item_id: call.id, output_index: call.outputIndex, delta: args });
+    return (
+      out +
+      this.event('response.function_call_arguments.delta', {
+        item_id: call.id,
+        output_index: call.outputIndex,
+        delta: args,
+      })
+    );
   }
 
   private open(kind: OpenItem['kind'], id: string): OpenItem {
@@ -152,9 +212,22 @@ export class ChatToResponsesStream implements StreamConverter {
     this.message = null;
     const item = messageItem(m.id, m.text, 'completed');
     this.output[m.outputIndex] = item;
-    return this.event('response.output_text.done', { item_id: m.id, output_index: m.outputIndex, content_index: 0, text: m.text, logprobs: [] })
-      + this.event('response.content_part.done', { item_id: m.id, output_index: m.outputIndex, content_index: 0, part: outputTextPart(m.text) })
-      + this.event('response.output_item.done', { output_index: m.outputIndex, item });
+    return (
+      this.event('response.output_text.done', {
+        item_id: m.id,
+        output_index: m.outputIndex,
+        content_index: 0,
+        text: m.text,
+        logprobs: [],
+      }) +
+      this.event('response.content_part.done', {
+        item_id: m.id,
+        output_index: m.outputIndex,
+        content_index: 0,
+        part: outputTextPart(m.text),
+      }) +
+      this.event('response.output_item.done', { output_index: m.outputIndex, item })
+    );
   }
 
   private closeCalls(): string {
@@ -162,8 +235,13 @@ export class ChatToResponsesStream implements StreamConverter {
     for (const c of this.calls.values()) {
       const item = functionCallItem(this.seed, c.id, c.callId, c.name, c.text, 'completed');
       this.output[c.outputIndex] = item;
-      out += this.event('response.function_call_arguments.done', { item_id: c.id, output_index: c.outputIndex, name: item.name, arguments: c.text })
-        + this.event('response.output_item.done', { output_index: c.outputIndex, item });
+      out +=
+        this.event('response.function_call_arguments.done', {
+          item_id: c.id,
+          output_index: c.outputIndex,
+          name: item.name,
+          arguments: c.text,
+        }) + this.event('response.output_item.done', { output_index: c.outputIndex, item });
     }
     this.calls.clear();
     return out;
@@ -221,7 +299,9 @@ export class ResponsesToChatStream implements StreamConverter {
         return this.args(event.output_index ?? 0, event.delta ?? '', true);
       case 'response.function_call_arguments.done':
         // Providers that send the arguments only whole still give the client them once.
-        return this.calls.get(event.output_index ?? 0)?.streamed ? '' : this.args(event.output_index ?? 0, event.arguments ?? '', false);
+        return this.calls.get(event.output_index ?? 0)?.streamed
+          ? ''
+          : this.args(event.output_index ?? 0, event.arguments ?? '', false);
       case 'response.completed':
       case 'response.incomplete':
         return this.finish(event.response ?? {});
@@ -241,7 +321,14 @@ export class ResponsesToChatStream implements StreamConverter {
     if (this.ended) return '';
     this.ended = true;
     const error = this.error ?? { message: failure ?? 'The upstream provider closed the stream before it finished.' };
-    return sseFrame(null, { error: { message: error.message ?? 'The upstream provider reported an error.', type: 'server_error', param: null, code: error.code ?? 'server_error' } });
+    return sseFrame(null, {
+      error: {
+        message: error.message ?? 'The upstream provider reported an error.',
+        type: 'server_error',
+        param: null,
+        code: error.code ?? 'server_error',
+      },
+    });
   }
 
   private openCall(outputIndex: number, item: ResponseOutputItem): string {
@@ -273,7 +360,11 @@ export class ResponsesToChatStream implements StreamConverter {
 
   private chunk(delta: Json, finish: string | null = null): string {
     const usage = this.seed.includeUsage ? { usage: null } : {};
-    return sseFrame(null, { ...this.head(), choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }], ...usage });
+    return sseFrame(null, {
+      ...this.head(),
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+      ...usage,
+    });
   }
 }
 
