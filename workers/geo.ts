@@ -35,7 +35,7 @@ export const geoWorker: QueueWorker<typeof GEO_QUEUE> = {
     },
     async geoAudit({ audit_id }, job, ctx) {
       const audit = await findAudit(ctx.db, audit_id);
-      if (!audit || audit.status !== 'running') return 'skipped';
+      if (audit?.status !== 'running') return 'skipped';
       const outcome = await auditPage(audit.url, { allowPrivate: ctx.config.GEO_AUDIT_ALLOW_PRIVATE_HOSTS });
       await finishAudit(ctx.db, audit_id, outcome);
       ctx.log.info(

@@ -5,6 +5,7 @@ import { UsageError } from '../errors/usage-error.ts';
 /** One `radar …` command. `run` returns the JSON object to print, or nothing for daemons. */
 export interface Command {
   usage: string;
+  // biome-ignore lint/suspicious/noConfusingVoidType: a command that prints nothing returns nothing
   run(argv: string[]): Promise<Record<string, unknown> | void>;
 }
 
@@ -38,5 +39,5 @@ export function parseFlagValues<S extends z.ZodType>(
 }
 
 function kebabFlag(field: string): string {
-  return '--' + field.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
+  return `--${field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 }

@@ -205,7 +205,7 @@ async function startRedis(log: Logger): Promise<string> {
   // Append-only persistence: an acknowledged ingest job must survive a Redis restart.
   writeFileSync(
     path.join(dir, 'redis.conf'),
-    [
+    `${[
       'bind 127.0.0.1',
       `port ${REDIS_PORT}`,
       `dir ${dir}`,
@@ -215,7 +215,7 @@ async function startRedis(log: Logger): Promise<string> {
       `pidfile ${path.join(dir, 'redis.pid')}`,
       `logfile ${path.join(dir, 'redis.log')}`,
       'maxmemory-policy noeviction',
-    ].join('\n') + '\n',
+    ].join('\n')}\n`,
   );
   log.info({ dir, port: REDIS_PORT }, 'starting private Redis');
   await run(server, [path.join(dir, 'redis.conf')], null);

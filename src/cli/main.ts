@@ -1,6 +1,6 @@
 import { ConfigError } from '../errors/config-error.ts';
 import { MigrationMismatchError } from '../errors/migration-error.ts';
-import { type Command } from './command.ts';
+import type { Command } from './command.ts';
 import { UsageError } from '../errors/usage-error.ts';
 
 /** Command names, longest first so `relay key create` wins over a shorter prefix. */
@@ -42,7 +42,7 @@ try {
   const { command } = await COMMANDS[found.name]!();
   const result = await command.run(found.rest);
   if (result) {
-    process.stdout.write(JSON.stringify(result) + '\n');
+    process.stdout.write(`${JSON.stringify(result)}\n`);
     process.exit(0);
   }
 } catch (err) {

@@ -1,4 +1,4 @@
-import { lazy, StrictMode, Suspense, useMemo } from 'react';
+import { lazy, type ReactNode, StrictMode, Suspense, useMemo } from 'react';
 import { createRoot } from 'react-dom/client';
 import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
 import { api, call, loginUrl } from './api/client.ts';
@@ -71,7 +71,7 @@ function App() {
   const open = location === '/login' || location === '/setup';
   const me = useLoad(() => (open ? Promise.resolve(null) : call<Account>(api.GET('/api/v1/me'))), open ? 'open' : 'me');
   const session = useMemo(() => ({ me: me.data, refresh: me.reload }), [me.data, me.reload]);
-  let page;
+  let page: ReactNode;
   if (location === '/login') page = <Login />;
   else if (location === '/setup') page = <Setup />;
   else if (me.loading && !me.data)

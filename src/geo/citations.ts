@@ -40,7 +40,7 @@ export function bareDomain(host: string): string {
 
 /** True when `domain` is the site's domain or one of its subdomains. */
 export function isOwnDomain(domain: string, siteDomain: string): boolean {
-  return domain === siteDomain || domain.endsWith('.' + siteDomain);
+  return domain === siteDomain || domain.endsWith(`.${siteDomain}`);
 }
 
 // Stops at whitespace, quotes, angle brackets and the brackets markdown wraps links in.

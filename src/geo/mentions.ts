@@ -16,7 +16,7 @@ export interface Mention {
   count: number;
 }
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * The entities an answer names, in first-mention order. Names match case-insensitively as
@@ -29,7 +29,7 @@ export function findMentions(answer: string, entities: readonly Entity[]): Menti
   const text = answer.replace(URL_IN_TEXT, (url) => ' '.repeat(url.length));
   const hits: { start: number; end: number; entity: number }[] = [];
   entities.forEach((e, entity) => {
-    const names = [e.name, ...e.aliases].sort((a, b) => b.length - a.length).map(escape);
+    const names = [e.name, ...e.aliases].sort((a, b) => b.length - a.length).map(escapeRegExp);
     const re = new RegExp(`(?<![\\p{L}\\p{N}_])(?:${names.join('|')})(?![\\p{L}\\p{N}_])`, 'giu');
     for (const m of text.matchAll(re)) hits.push({ start: m.index, end: m.index + m[0].length, entity });
   });

@@ -228,7 +228,7 @@ export function storeAnswer(db: Db, answerId: string, siteId: string, f: AnswerF
       source: c.source,
       own_domain: own[i],
     }));
-    await t.none(pgp.helpers.insert(rows, citationColumns) + ' ON CONFLICT DO NOTHING');
+    await t.none(`${pgp.helpers.insert(rows, citationColumns)} ON CONFLICT DO NOTHING`);
   });
 }
 

@@ -82,13 +82,17 @@ export const GeoConfigBody = z
     const claim = (name: string, path: (string | number)[]) => {
       const k = name.toLowerCase();
       if (seen.has(k)) ctx.addIssue({ code: 'custom', path, message: `"${name}" is already used at ${seen.get(k)}` });
-      else seen.set(k, '/' + path.join('/'));
+      else seen.set(k, `/${path.join('/')}`);
     };
     claim(c.brand.name, ['brand', 'name']);
-    c.brand.aliases.forEach((a, i) => claim(a, ['brand', 'aliases', i]));
+    c.brand.aliases.forEach((a, i) => {
+      claim(a, ['brand', 'aliases', i]);
+    });
     c.competitors.forEach((comp, j) => {
       claim(comp.name, ['competitors', j, 'name']);
-      comp.aliases.forEach((a, i) => claim(a, ['competitors', j, 'aliases', i]));
+      comp.aliases.forEach((a, i) => {
+        claim(a, ['competitors', j, 'aliases', i]);
+      });
     });
     const models = new Set<string>();
     c.models.forEach((m, i) => {

@@ -31,7 +31,7 @@ export function assistantOf(value: string | null): AssistantId | null {
     .replace(/^www\./, '')
     .replace(/\.$/, '');
   for (const a of AI_ASSISTANTS) {
-    if (a.domains.some((d) => v === d || v.endsWith('.' + d)) || (a.names as readonly string[]).includes(v))
+    if (a.domains.some((d) => v === d || v.endsWith(`.${d}`)) || (a.names as readonly string[]).includes(v))
       return a.id;
   }
   return null;

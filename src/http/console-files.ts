@@ -108,7 +108,7 @@ export class ConsoleFiles {
           continue;
         }
         if (/\.(br|gz)$/.test(entry.name)) continue;
-        const url = '/' + relative(this.dir, full).split(sep).join('/');
+        const url = `/${relative(this.dir, full).split(sep).join('/')}`;
         const read = (suffix: string) => (existsSync(full + suffix) ? readFileSync(full + suffix) : undefined);
         files.set(url, {
           type: TYPES[extname(entry.name)] ?? 'application/octet-stream',

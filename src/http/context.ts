@@ -32,4 +32,5 @@ export interface JsonResult {
   headers?: Record<string, string>;
   body: unknown;
 }
+// biome-ignore lint/suspicious/noConfusingVoidType: a handler that answered through `reply` itself returns nothing
 export type HandlerResult = JsonResult | void;

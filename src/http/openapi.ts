@@ -51,10 +51,13 @@ function jsonSchema(schema: z.ZodType): Json {
 /** Statuses a route can answer with, from what its auth and docs say. */
 function statusesOf(r: Route): number[] {
   const out = new Set<number>([...(r.docs?.errors ?? [])]);
-  if (r.docs?.body) [400, 413, 415].forEach((s) => out.add(s));
-  if (r.docs?.query || r.path.includes(':siteId')) out.add(400);
-  if (r.auth.kind === 'business') [401, 403, 429, 503].forEach((s) => out.add(s));
-  if (r.auth.kind === 'relay') [400, 401, 403, 404].forEach((s) => out.add(s));
+  const add = (...statuses: number[]) => {
+    for (const s of statuses) out.add(s);
+  };
+  if (r.docs?.body) add(400, 413, 415);
+  if (r.docs?.query || r.path.includes(':siteId')) add(400);
+  if (r.auth.kind === 'business') add(401, 403, 429, 503);
+  if (r.auth.kind === 'relay') add(400, 401, 403, 404);
   return [...out].sort();
 }
 

@@ -3,7 +3,7 @@ import { HttpError, type FieldError } from '../errors/http-error.ts';
 import type { RequestContext } from './context.ts';
 
 function pointer(path: ReadonlyArray<PropertyKey>): string {
-  return path.map((p) => '/' + String(p).replace(/~/g, '~0').replace(/\//g, '~1')).join('');
+  return path.map((p) => `/${String(p).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
 }
 
 /**

@@ -8,15 +8,15 @@ import { hash } from 'node:crypto';
  */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return '[' + value.map(canonicalJson).join(',') + ']';
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   const obj = value as Record<string, unknown>;
   let out = '';
   for (const key of Object.keys(obj).sort()) {
     const v = obj[key];
     if (v === undefined) continue;
-    out += (out ? ',' : '') + JSON.stringify(key) + ':' + canonicalJson(v);
+    out += `${(out ? ',' : '') + JSON.stringify(key)}:${canonicalJson(v)}`;
   }
-  return '{' + out + '}';
+  return `{${out}}`;
 }
 
 export function sha256(text: string): Buffer {

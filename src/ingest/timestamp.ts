@@ -49,13 +49,13 @@ export function normalizeTimestamp(value: string): { utc: string } | { error: st
   if (uy < 1 || uy > 9999) return { error: 'is outside the years 0001 to 9999 in UTC' };
   const fraction = (frac ?? '').replace(/0+$/, '');
   return {
-    utc: `${pad(uy, 4)}-${pad(t.getUTCMonth() + 1, 2)}-${pad(t.getUTCDate(), 2)}T${pad(t.getUTCHours(), 2)}:${pad(t.getUTCMinutes(), 2)}:${pad(t.getUTCSeconds(), 2)}${fraction ? '.' + fraction : ''}Z`,
+    utc: `${pad(uy, 4)}-${pad(t.getUTCMonth() + 1, 2)}-${pad(t.getUTCDate(), 2)}T${pad(t.getUTCHours(), 2)}:${pad(t.getUTCMinutes(), 2)}:${pad(t.getUTCSeconds(), 2)}${fraction ? `.${fraction}` : ''}Z`,
   };
 }
 
 /** Orders two normalized UTC timestamps (negative, zero, positive), fraction digits included. */
 export function compareUtc(a: string, b: string): number {
-  const whole = (t: string) => Date.parse(t.slice(0, 19) + 'Z');
+  const whole = (t: string) => Date.parse(`${t.slice(0, 19)}Z`);
   const frac = (t: string) => (t.length > 20 ? t.slice(20, -1) : '').padEnd(9, '0');
   return whole(a) - whole(b) || (frac(a) < frac(b) ? -1 : frac(a) > frac(b) ? 1 : 0);
 }

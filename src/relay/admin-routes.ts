@@ -235,7 +235,7 @@ export const relayAdminRoutes: Route[] = [
     handler: async (ctx, app) => {
       const accountId = uuidParam(ctx, 'accountId');
       const { group } = parseBody(AccountGroupSchema, ctx);
-      let row;
+      let row: Awaited<ReturnType<typeof setAccountGroup>>;
       try {
         row = await setAccountGroup(app.db, accountId, group);
       } catch (err) {

@@ -8,7 +8,7 @@ import type { Protocol } from './protocol.ts';
 import { effortFor, isStream, requestedEffort, withEffort, type RelayRequest } from './request.ts';
 import { SseParser } from './sse.ts';
 import { UsageScanner } from './usage-scan.ts';
-import { type BodyConsumer, type UpstreamBody, type UpstreamPools, type UpstreamResponse } from './upstream.ts';
+import type { BodyConsumer, UpstreamBody, UpstreamPools, UpstreamResponse } from './upstream.ts';
 import { BodyTooLarge } from '../errors/body-too-large-error.ts';
 import { noUsage, readUsage, usageIn, type Usage } from './usage.ts';
 

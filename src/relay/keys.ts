@@ -32,7 +32,7 @@ const KEY_PATTERN = /^sk-[A-Za-z0-9_-]{43}$/;
 
 /** A new relay key: `sk-` and 256 random bits, URL-safe. */
 export function newRelayKey(): string {
-  return 'sk-' + randomBytes(32).toString('base64url');
+  return `sk-${randomBytes(32).toString('base64url')}`;
 }
 
 /**

@@ -28,7 +28,7 @@ export function fromNanos(nanos: number | bigint | string): string {
   const sign = n < 0n ? '-' : '';
   const abs = n < 0n ? -n : n;
   const fraction = (abs % NANOS_PER_UNIT).toString().padStart(9, '0').replace(/0+$/, '');
-  return `${sign}${abs / NANOS_PER_UNIT}${fraction ? '.' + fraction : ''}`;
+  return `${sign}${abs / NANOS_PER_UNIT}${fraction ? `.${fraction}` : ''}`;
 }
 
 export interface Price {

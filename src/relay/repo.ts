@@ -292,5 +292,5 @@ const usageColumns = new pgp.helpers.ColumnSet<UsageRow>(
 /** Stores a batch of usage rows in one statement; rows already stored (a retried job) are skipped. */
 export async function insertUsage(db: Db, rows: readonly UsageRow[]): Promise<void> {
   if (rows.length === 0) return;
-  await db.none(pgp.helpers.insert(rows as UsageRow[], usageColumns) + ' ON CONFLICT (id) DO NOTHING');
+  await db.none(`${pgp.helpers.insert(rows as UsageRow[], usageColumns)} ON CONFLICT (id) DO NOTHING`);
 }

@@ -18,6 +18,7 @@ const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFi
  */
 export function readUsage(raw: unknown, into: Usage): void {
   if (!raw || typeof raw !== 'object') return;
+  // biome-ignore lint/suspicious/noExplicitAny: untrusted JSON, every field read through num()
   const u = raw as Record<string, any>;
   into.input_tokens = num(u.input_tokens) ?? num(u.prompt_tokens) ?? into.input_tokens;
   into.output_tokens = num(u.output_tokens) ?? num(u.completion_tokens) ?? into.output_tokens;

@@ -117,7 +117,9 @@ export function unstorableValues(value: unknown): { path: (string | number)[]; m
       const why = unstorable(v);
       if (why) out.push({ path, message: why });
     } else if (Array.isArray(v)) {
-      v.forEach((item, i) => walk(item, [...path, i]));
+      v.forEach((item, i) => {
+        walk(item, [...path, i]);
+      });
     } else if (v !== null && typeof v === 'object') {
       for (const [k, item] of Object.entries(v)) {
         const why = unstorable(k);

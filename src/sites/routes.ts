@@ -13,7 +13,7 @@ export const siteRoutes: Route[] = [
     docs: { summary: 'Sites the caller may act on', tags: ['sites'] },
     handler: async (ctx, app) => {
       const p = ctx.principal!;
-      let rows;
+      let rows: Awaited<ReturnType<typeof listAllSites>>;
       if (p.kind === 'credential') {
         const own = await findSite(app.db, p.siteId);
         rows = own ? [own] : [];

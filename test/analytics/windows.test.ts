@@ -237,7 +237,7 @@ const CUSTOMERS: Rec[] = [
 
 /** Epoch microseconds of a UTC timestamp (at most six fraction digits here). */
 const us = (t: string): bigint => {
-  const utc = new Date(t).toISOString().slice(0, 19) + 'Z';
+  const utc = `${new Date(t).toISOString().slice(0, 19)}Z`;
   const frac = /\.(\d+)(?:Z|[+-])/.exec(t)?.[1] ?? '';
   return BigInt(Date.parse(utc)) * 1000n + BigInt(frac.padEnd(6, '0').slice(0, 6));
 };

@@ -177,7 +177,9 @@ const RAW_SQL: Record<string, string> = {
 function financeFigures(d: any): Record<string, number> {
   const out: Record<string, number> = {};
   const money = (name: string, m: Record<string, number>) =>
-    Object.entries(m).forEach(([cur, v]) => (out[`${name}:${cur}`] = v));
+    Object.entries(m).forEach(([cur, v]) => {
+      out[`${name}:${cur}`] = v;
+    });
   money('receipts', d.receipts);
   money('refunds', d.refunds);
   for (const [cat, m] of Object.entries(d.costs.by_category)) money(`costs:${cat}`, m as Record<string, number>);

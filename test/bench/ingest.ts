@@ -67,8 +67,7 @@ const pick = <T>(xs: readonly T[]) => xs[Math.floor(Math.random() * xs.length)]!
 
 /** One realistic event as a client would send it: local-time offset, optional fields, properties. */
 function event(id: string, nowMs: number): Record<string, unknown> {
-  const at =
-    new Date(nowMs - Math.floor(Math.random() * 86_400_000) + 8 * 3_600_000).toISOString().slice(0, 23) + '+08:00';
+  const at = `${new Date(nowMs - Math.floor(Math.random() * 86_400_000) + 8 * 3_600_000).toISOString().slice(0, 23)}+08:00`;
   const type = pick(EVENT_TYPES);
   const user = `user_${Math.floor(Math.random() * 50_000)}`;
   const e: Record<string, unknown> = {
@@ -266,7 +265,6 @@ async function main(): Promise<void> {
     const latencies: number[] = [];
     let ok = 0;
     let other = 0;
-    let sent = 0;
     const start = performance.now();
     const stopAt = start + SUSTAINED_S * 1000;
     const sustainedTemplates = templates(8);
@@ -277,7 +275,6 @@ async function main(): Promise<void> {
           const t0 = performance.now();
           const r = await post(body);
           latencies.push(performance.now() - t0);
-          sent += BATCH;
           if (r.status === 200) ok += BATCH;
           else {
             other++;
@@ -425,7 +422,7 @@ async function copyBaseline(
     let out = '';
     for (const r of parsed.records) {
       const row = table.toRow(r, { siteId, batchId, receivedAt, digest: sha256(JSON.stringify(r)) });
-      out += table.columnSet.columns.map((c) => csv(row[c.name])).join(',') + '\n';
+      out += `${table.columnSet.columns.map((c) => csv(row[c.name])).join(',')}\n`;
     }
     return out;
   };

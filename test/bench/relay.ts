@@ -316,7 +316,9 @@ async function slowReaders(
     sockets.push(s);
     if (i % 100 === 99) await new Promise((r) => setTimeout(r, 20));
   }
-  const tick = setInterval(() => sockets.forEach((s) => s.resume()), 1000);
+  const tick = setInterval(() => {
+    for (const s of sockets) s.resume();
+  }, 1000);
   let peak = before;
   // The window starts once every stream is under way (or after 30 s, whichever is first).
   const rampDeadline = Date.now() + 30_000;
@@ -330,7 +332,7 @@ async function slowReaders(
     await new Promise((r) => setTimeout(r, 100));
   }
   clearInterval(tick);
-  sockets.forEach((s) => s.destroy());
+  for (const s of sockets) s.destroy();
   await new Promise((r) => setTimeout(r, 1000));
   return { peak, before, after: await rssOf(pid), bytes, streaming };
 }

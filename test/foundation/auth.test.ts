@@ -41,7 +41,7 @@ describe('401: no, bad, expired or revoked login or credential', () => {
       status: 401,
       code: 'unauthenticated',
     });
-    assert.deepEqual(await status(app.url, 'GET', '/api/v1/me', { bearer: 'rdr_read_' + 'A'.repeat(43) }), {
+    assert.deepEqual(await status(app.url, 'GET', '/api/v1/me', { bearer: `rdr_read_${'A'.repeat(43)}` }), {
       status: 401,
       code: 'unauthenticated',
     });

@@ -11,8 +11,20 @@ test('shutdown has one deadline for all its steps, and still starts the steps af
   const close = makeCloser(
     () => [
       { name: 'quick', run: async (ms) => ran.push(['quick', ms]) },
-      { name: 'hung', run: (ms) => (ran.push(['hung', ms]), hang()) },
-      { name: 'after', run: (ms) => (ran.push(['after', ms]), hang()) },
+      {
+        name: 'hung',
+        run: (ms) => {
+          ran.push(['hung', ms]);
+          return hang();
+        },
+      },
+      {
+        name: 'after',
+        run: (ms) => {
+          ran.push(['after', ms]);
+          return hang();
+        },
+      },
       { name: 'last', run: async (ms) => ran.push(['last', ms]) },
     ],
     log,

@@ -23,7 +23,7 @@ after(() => app.close());
 function sample(text: string, name: string, labels: Record<string, string>): number | null {
   const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
   for (const line of text.split('\n')) {
-    if (!line.startsWith(name + '{') && !line.startsWith(name + ' ')) continue;
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
     if (want.every((w) => line.includes(w))) return Number(line.split(' ').pop());
   }
   return null;

@@ -69,10 +69,10 @@ describe('submitting a site', () => {
     assert.equal((await submit({ ...SITE_BODY, name: 'ab', description: 'cd' })).status, 200);
     assert.equal((await submit({ ...SITE_BODY, name: 'n'.repeat(160), description: 'd'.repeat(2000) })).status, 200);
     assert.equal((await submit({ ...SITE_BODY, name: 'n'.repeat(161) })).status, 400);
-    const longUrl = 'https://a.example/' + 'p'.repeat(2048 - 18);
+    const longUrl = `https://a.example/${'p'.repeat(2048 - 18)}`;
     assert.equal(longUrl.length, 2048);
     assert.equal((await submit({ ...SITE_BODY, websiteUrl: longUrl })).status, 200);
-    assert.equal((await submit({ ...SITE_BODY, websiteUrl: longUrl + 'p' })).status, 400);
+    assert.equal((await submit({ ...SITE_BODY, websiteUrl: `${longUrl}p` })).status, 400);
   });
 });
 

@@ -324,13 +324,13 @@ function valuesFor(f: Field): fc.Arbitrary<string> {
   const room = (n: number) => Math.max(0, n - [...(f.prefix ?? '')].length);
   const lengths = [f.min - 1, f.min, f.max, f.max + 1].filter((n) => n >= 0).map(room);
   return fc.oneof(
-    fc.array(fc.constantFrom(...PIECES), { maxLength: 12 }).map((p) => 'x' + p.join('') + 'y'),
+    fc.array(fc.constantFrom(...PIECES), { maxLength: 12 }).map((p) => `x${p.join('')}y`),
     fc.array(fc.constantFrom(...PIECES), { minLength: 1, maxLength: 6 }).map((p) => p.join('')),
     fc.tuple(fc.constantFrom(...lengths), fc.constantFrom(...FILLS)).map(([n, fill]) => fill.repeat(n)),
     // At the limit with one troublesome piece inside.
     fc
       .tuple(fc.constantFrom(...FILLS), fc.constantFrom('\u0000', '\ud800', '\udfff', '\u202e', '\ufffe'))
-      .map(([fill, bad]) => 'x' + fill.repeat(Math.max(0, room(f.max) - 2)) + bad),
+      .map(([fill, bad]) => `x${fill.repeat(Math.max(0, room(f.max) - 2))}${bad}`),
   );
 }
 

@@ -47,7 +47,7 @@ const receipt = (batchId: string) =>
 
 function sample(text: string, name: string, labels: Record<string, string>): number | null {
   const want = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  const line = text.split('\n').find((l) => l.startsWith(name + '{') && want.every((w) => l.includes(w)));
+  const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && want.every((w) => l.includes(w)));
   return line === undefined ? null : Number(line.split(' ').pop());
 }
 

@@ -52,7 +52,7 @@ test('401 invalid_api_key: missing, malformed, unknown, disabled', async () => {
     'invalid_api_key',
   );
   openAiError(await post('/v1/responses', ask, 'sk-short'), 401, 'invalid_api_key');
-  const unknown = openAiError(await post('/v1/responses', ask, 'sk-' + 'A'.repeat(43)), 401, 'invalid_api_key');
+  const unknown = openAiError(await post('/v1/responses', ask, `sk-${'A'.repeat(43)}`), 401, 'invalid_api_key');
   assert.doesNotMatch(unknown.message, /A{20}/, 'the key is masked in the message');
   const disabled = openAiError(
     await post(

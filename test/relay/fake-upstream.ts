@@ -434,5 +434,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     { chunks: Number(values.chunks), padBytes: Number(values.pad), chunkDelayMs: Number(values.delay) },
     Number(values.port),
   );
-  process.stdout.write(JSON.stringify({ url: fake.url }) + '\n');
+  process.stdout.write(`${JSON.stringify({ url: fake.url })}\n`);
 }

@@ -31,7 +31,7 @@ export const command: Command = {
         output: required(values.output, 'output'),
         effectiveAt: values['effective-at'] ?? null,
       },
-      (f) => (f === 'model' ? 'MODEL' : '--' + f.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())),
+      (f) => (f === 'model' ? 'MODEL' : `--${f.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`),
     );
     return withDb(async (db) => presentPrice(await insertPrice(db, newPrice(p))));
   },

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { api, ApiError, call } from '../api/client.ts';
+import { api, type ApiError, call } from '../api/client.ts';
 import type { Site } from '../api/responses.ts';
 import { ErrorNote, ExternalLink, Loading, ReviewBadge } from '../ui/bits.tsx';
 import { dateTime } from '../ui/format.ts';

@@ -487,6 +487,7 @@ function RetentionGrid({ r }: { r: Retention }) {
                   Users
                 </th>
                 {Array.from({ length: weeks }, (_, i) => (
+                  // biome-ignore lint/suspicious/noArrayIndexKey: the week's number is the column
                   <th key={i} scope="col" className="num">
                     Week {i + 1}
                   </th>
@@ -502,6 +503,7 @@ function RetentionGrid({ r }: { r: Retention }) {
                     const w = c.weeks[i];
                     return (
                       <td
+                        // biome-ignore lint/suspicious/noArrayIndexKey: the week's number is the column
                         key={i}
                         className="num cell"
                         style={w?.share ? { backgroundColor: `rgba(29, 78, 216, ${0.08 + w.share * 0.6})` } : undefined}

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { api, ApiError, call } from '../api/client.ts';
+import { api, type ApiError, call } from '../api/client.ts';
 import type { Credential } from '../api/responses.ts';
 import { SCOPES_BY_KIND, type CredentialKind, type Scope } from '../../auth/scopes.ts';
 import { ErrorNote, Field, Loading } from '../ui/bits.tsx';
@@ -14,7 +14,7 @@ function SecretOnce({ credential, onDone }: { credential: Credential; onDone: ()
     setCopied(true);
   };
   return (
-    <div className="card secret" role="region" aria-labelledby="secret-title">
+    <section className="card secret" aria-labelledby="secret-title">
       <h3 id="secret-title">Copy the secret of “{credential.name}” now</h3>
       <p>
         <strong>You won't see it again.</strong> Radar keeps only a digest; if you lose it, revoke this credential and
@@ -32,7 +32,7 @@ function SecretOnce({ credential, onDone }: { credential: Credential; onDone: ()
       <button type="button" className="secondary" onClick={onDone}>
         I have stored it
       </button>
-    </div>
+    </section>
   );
 }
 

@@ -1,12 +1,12 @@
 import { useState, type FormEvent } from 'react';
 import { useLocation, useSearch } from 'wouter';
-import { api, ApiError, call } from '../api/client.ts';
+import { api, type ApiError, call } from '../api/client.ts';
 import { useSession } from '../session.tsx';
 import { ErrorNote, Field } from '../ui/bits.tsx';
 
 /** Only a path of this console may be where login returns to, never another site. */
 function safeNext(next: string | null): string {
-  return next && next.startsWith('/') && !next.startsWith('//') ? next : '/';
+  return next?.startsWith('/') && !next.startsWith('//') ? next : '/';
 }
 
 export function Login() {

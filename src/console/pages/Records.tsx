@@ -118,6 +118,7 @@ export function Records({ siteId }: { siteId: string }) {
                 </thead>
                 <tbody>
                   {rows.map((r, i) => (
+                    // biome-ignore lint/suspicious/noArrayIndexKey: a page is replaced whole, never reordered
                     <tr key={i}>
                       {columns.map((c) => (
                         <td key={c}>{cell(r[c])}</td>

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useLocation } from 'wouter';
-import { api, ApiError, call } from '../api/client.ts';
+import { api, type ApiError, call } from '../api/client.ts';
 import { useSession } from '../session.tsx';
 import { ErrorNote, Field } from '../ui/bits.tsx';
 

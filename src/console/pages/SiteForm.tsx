@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { ApiError } from '../api/client.ts';
+import type { ApiError } from '../api/client.ts';
 import type { Site } from '../api/responses.ts';
 import { SITE_CATEGORIES } from '../../sites/categories.ts';
 import { ErrorNote, Field } from '../ui/bits.tsx';

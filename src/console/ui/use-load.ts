@@ -17,6 +17,7 @@ export function useLoad<T>(load: () => Promise<T>, key: string): Loaded<T> {
     loading: true,
   });
   const [round, setRound] = useState(0);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `load` is a fresh closure each render; `key` says when what it loads changed.
   useEffect(() => {
     let current = true;
     setState((s) => ({ ...s, key, loading: true, error: null }));
@@ -29,8 +30,6 @@ export function useLoad<T>(load: () => Promise<T>, key: string): Loaded<T> {
     return () => {
       current = false;
     };
-    // `load` is a fresh closure each render; `key` says when what it loads changed.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [key, round]);
   const reload = useCallback(() => setRound((r) => r + 1), []);
   // Until the effect for a new key has run, the state still describes the old one.

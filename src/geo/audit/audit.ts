@@ -32,7 +32,7 @@ export async function auditPage(url: string, guard: GuardOptions): Promise<Audit
     error,
   });
   try {
-    let page;
+    let page: Awaited<ReturnType<typeof fetcher.get>>;
     try {
       page = await fetcher.get(url, signal);
     } catch (err) {

@@ -101,7 +101,10 @@ function collectJsonLd(text: string, facts: PageFacts): void {
     return;
   }
   const visit = (v: unknown): void => {
-    if (Array.isArray(v)) return v.forEach(visit);
+    if (Array.isArray(v)) {
+      for (const item of v) visit(item);
+      return;
+    }
     if (!v || typeof v !== 'object') return;
     const o = v as Record<string, unknown>;
     for (const t of [o['@type']].flat())

@@ -30,7 +30,10 @@ export function responsesToChat(body: ResponsesBody, effort: string | null): Con
   if (typeof body.instructions === 'string' && body.instructions)
     messages.push({ role: 'system', content: body.instructions });
   if (typeof body.input === 'string') messages.push({ role: 'user', content: body.input });
-  else body.input.forEach((item, i) => appendItem(messages, item, `input[${i}]`));
+  else
+    body.input.forEach((item, i) => {
+      appendItem(messages, item, `input[${i}]`);
+    });
   chat.messages = messages;
   if (effort !== null) chat.reasoning_effort = effort;
   const reasoning = body.reasoning as Json | null | undefined;
@@ -83,11 +86,15 @@ function chatTools(body: ResponsesBody, fields: FieldSort): Json[] {
   const offer = (tool: Json, param: string, namespace?: unknown) => {
     if (tool.type === 'function') out.push(chatTool(tool, namespace));
     else if (tool.type === 'namespace' && namespace === undefined)
-      inner(tool).forEach((t, j) => offer(t, `${param}.tools[${j}]`, tool.name));
+      inner(tool).forEach((t, j) => {
+        offer(t, `${param}.tools[${j}]`, tool.name);
+      });
     else if (droppableTool(tool, body.tool_choice, functions)) fields.drop(param);
     else throw unsupported(`${param}.type`, `(built-in tool '${String(tool.type)}')`);
   };
-  tools.forEach((tool, i) => offer(tool, `tools[${i}]`));
+  tools.forEach((tool, i) => {
+    offer(tool, `tools[${i}]`);
+  });
   return out;
 }
 
@@ -222,7 +229,9 @@ export function chatToResponses(body: ChatBody, effort: string | null): Converte
   const out: Json = {};
   for (const f of CHAT_SAME_NAME) if (body[f] !== undefined && body[f] !== null) out[f] = body[f];
   const input: Json[] = [];
-  body.messages.forEach((m, i) => appendMessage(input, m, `messages[${i}]`));
+  body.messages.forEach((m, i) => {
+    appendMessage(input, m, `messages[${i}]`);
+  });
   out.input = input;
   out.store = body.store ?? false;
   if (effort !== null) out.reasoning = { effort };

@@ -351,7 +351,7 @@ export class ResponsesToChatStream implements StreamConverter {
     this.ended = true;
     let out = this.chunk({}, finishReason(response.status, response.incomplete_details?.reason, this.calls.size > 0));
     if (this.seed.includeUsage) out += sseFrame(null, { ...this.head(), choices: [], usage: chatUsage(this.usage) });
-    return out + 'data: [DONE]\n\n';
+    return `${out}data: [DONE]\n\n`;
   }
 
   private head(): Json {
