@@ -5,7 +5,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { issueSetupLink } from '../../src/admin/setup.ts';
 import { waitForRollups } from '../analytics/fixtures.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
-import { checkPage, launchChromium, openPage, SCREENSHOTS } from '../helpers/browser.ts';
+import { checkPage, launchChromium, loggedInContext, openPage, SCREENSHOTS } from '../helpers/browser.ts';
 import { call } from '../helpers/http.ts';
 import { ingestActivity, productActivity } from './seed.ts';
 
@@ -259,25 +259,13 @@ describe('the console', () => {
   });
 
   test('works on a 360-px-wide phone: analytics without sideways scrolling of the page', async () => {
-    const phone = await chromium.browser.newContext({
+    const phone = await loggedInContext(chromium.browser, app.url, session, {
       viewport: { width: 360, height: 740 },
       deviceScaleFactor: 2,
       isMobile: true,
       hasTouch: true,
     });
     try {
-      const u = new URL(app.url);
-      await phone.addCookies([
-        {
-          name: '__Host-radar_session',
-          value: session,
-          domain: u.hostname,
-          path: '/',
-          secure: true,
-          httpOnly: true,
-          sameSite: 'Lax',
-        },
-      ]);
       const { page: mobile, errors: mobileErrors } = await openPage(phone);
       await mobile.goto(`${app.url}/sites/${siteId}/analytics?range=30d&tz=Asia%2FShanghai&interval=day`);
       await mobile.getByTestId('fig-visits').waitFor();

@@ -59,6 +59,15 @@ export async function checkPage(page: Page, errors: string[], name: string, allo
   if (viewport && viewport.width > 360) {
     await page.setViewportSize({ width: 360, height: 740 });
     await page.screenshot({ path: join(SCREENSHOTS, `${name}-phone.png`), fullPage: true });
+    // Wide tables scroll inside their own box; the page itself never scrolls sideways.
+    const wider = await page.evaluate(() => {
+      if (document.documentElement.scrollWidth <= window.innerWidth + 1) return [];
+      const out = [...document.querySelectorAll('body *')].filter(
+        (e) => e.getBoundingClientRect().right > window.innerWidth + 1,
+      );
+      return out.slice(-3).map((e) => `${e.tagName.toLowerCase()}.${e.className}: ${e.textContent?.slice(0, 40)}`);
+    });
+    assert.deepEqual(wider, [], `${name}: the page scrolls sideways on a 360-px phone`);
     await page.setViewportSize(viewport);
   }
   const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
@@ -77,4 +86,27 @@ export async function checkPage(page: Page, errors: string[], name: string, allo
   const unexpected = errors.filter((e) => !allowed.some((a) => a.test(e)));
   assert.deepEqual(unexpected, [], `${name}: browser console errors`);
   errors.length = 0;
+}
+
+/** A browser context already logged in with a session token, as a person who logged in before. */
+export async function loggedInContext(
+  browser: Browser,
+  appUrl: string,
+  session: string,
+  options: Parameters<Browser['newContext']>[0] = { viewport: { width: 1280, height: 900 } },
+): Promise<BrowserContext> {
+  const context = await browser.newContext(options);
+  context.setDefaultTimeout(20_000);
+  await context.addCookies([
+    {
+      name: '__Host-radar_session',
+      value: session,
+      domain: new URL(appUrl).hostname,
+      path: '/',
+      secure: true,
+      httpOnly: true,
+      sameSite: 'Lax',
+    },
+  ]);
+  return context;
 }

@@ -1,40 +1,11 @@
 import { useState, type FormEvent } from 'react';
-import { api, type ApiError, call } from '../api/client.ts';
+import { api, ApiError, call } from '../api/client.ts';
 import type { Credential } from '../api/responses.ts';
 import { SCOPES_BY_KIND, type CredentialKind, type Scope } from '../../auth/scopes.ts';
 import { ErrorNote, Field, Loading } from '../ui/bits.tsx';
 import { dateTime } from '../ui/format.ts';
+import { SecretOnce } from '../ui/SecretOnce.tsx';
 import { useLoad } from '../ui/use-load.ts';
-
-/** The secret of a credential just made: shown here once, never again. */
-function SecretOnce({ credential, onDone }: { credential: Credential; onDone: () => void }) {
-  const [copied, setCopied] = useState(false);
-  const copy = async () => {
-    await navigator.clipboard.writeText(credential.secret!);
-    setCopied(true);
-  };
-  return (
-    <section className="card secret" aria-labelledby="secret-title">
-      <h3 id="secret-title">Copy the secret of “{credential.name}” now</h3>
-      <p>
-        <strong>You won't see it again.</strong> Radar keeps only a digest; if you lose it, revoke this credential and
-        create another.
-      </p>
-      <div className="secret-row">
-        <code data-testid="secret">{credential.secret}</code>
-        <button type="button" onClick={copy}>
-          {copied ? 'Copied' : 'Copy'}
-        </button>
-      </div>
-      <p role="status" className="small">
-        {copied ? 'Secret copied to the clipboard.' : ''}
-      </p>
-      <button type="button" className="secondary" onClick={onDone}>
-        I have stored it
-      </button>
-    </section>
-  );
-}
 
 function CreateForm({ siteId, onCreated }: { siteId: string; onCreated: (c: Credential) => void }) {
   const [kind, setKind] = useState<CredentialKind>('read');
@@ -155,7 +126,12 @@ export function Credentials({ siteId }: { siteId: string }) {
       <h2 id="cred-title">Credentials</h2>
       <p className="muted">API keys of this site for your servers: read keys fetch data, ingest keys send records.</p>
       {fresh ? (
-        <SecretOnce credential={fresh} onDone={() => setFresh(null)} />
+        <SecretOnce
+          name={fresh.name}
+          secret={fresh.secret!}
+          lost="Radar keeps only a digest; if you lose it, revoke this credential and create another."
+          onDone={() => setFresh(null)}
+        />
       ) : (
         <CreateForm
           siteId={siteId}

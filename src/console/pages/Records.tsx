@@ -1,10 +1,10 @@
-import { useLocation, useSearch } from 'wouter';
 import { api, call } from '../api/client.ts';
 import type { RecordPage } from '../api/responses.ts';
 import { RESOURCES, type Resource } from '../../auth/scopes.ts';
 import { ErrorNote, Field, Loading } from '../ui/bits.tsx';
 import { dateTime } from '../ui/format.ts';
 import { useLoad } from '../ui/use-load.ts';
+import { useQuery } from '../ui/use-query.ts';
 
 const PAGE = 50;
 
@@ -15,23 +15,13 @@ const cell = (v: unknown) =>
 const instant = (local: string | null) => (local ? new Date(local).toISOString() : undefined);
 
 export function Records({ siteId }: { siteId: string }) {
-  const search = useSearch();
-  const [path, navigate] = useLocation();
-  const q = new URLSearchParams(search);
+  const { q, set } = useQuery();
   const family = (RESOURCES as readonly string[]).includes(q.get('family') ?? '')
     ? (q.get('family') as Resource)
     : 'events';
   const from = q.get('from');
   const to = q.get('to');
   const offset = Number(q.get('offset') ?? 0) || 0;
-  const set = (changes: Record<string, string | null>) => {
-    const next = new URLSearchParams(search);
-    for (const [k, v] of Object.entries(changes)) {
-      if (v) next.set(k, v);
-      else next.delete(k);
-    }
-    navigate(`${path}?${next}`);
-  };
   const page = useLoad(
     () =>
       call<RecordPage>(
