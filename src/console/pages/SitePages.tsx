@@ -9,11 +9,13 @@ import { Ingest } from './Ingest.tsx';
 import { Records } from './Records.tsx';
 import { SiteSettings } from './SiteSettings.tsx';
 
-// The chart library comes with the analytics page only.
+// The chart library comes with the analytics and GEO pages only.
 const Analytics = lazy(() => import('./Analytics.tsx'));
+const GeoPages = lazy(() => import('./geo/GeoPages.tsx'));
 
 const TABS = [
   ['analytics', 'Analytics'],
+  ['geo', 'GEO'],
   ['ingest', 'Ingest'],
   ['records', 'Records'],
   ['credentials', 'Credentials'],
@@ -42,10 +44,13 @@ export default function SitePages() {
           </Link>
         ))}
       </nav>
-      <Suspense fallback={<Loading what="analytics" />}>
+      <Suspense fallback={<Loading what="page" />}>
         <Switch>
           <Route path="/sites/:siteId/analytics">
             <Analytics siteId={siteId} />
+          </Route>
+          <Route path="/sites/:siteId/geo/*?">
+            <GeoPages siteId={siteId} />
           </Route>
           <Route path="/sites/:siteId/ingest">
             <Ingest siteId={siteId} />

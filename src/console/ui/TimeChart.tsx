@@ -10,7 +10,20 @@ export interface ChartSeries {
 }
 
 /** A line chart of periods (x in Unix seconds), resized with its container. */
-export function TimeChart({ x, series, tz, title }: { x: number[]; series: ChartSeries[]; tz: string; title: string }) {
+export function TimeChart({
+  x,
+  series,
+  tz,
+  title,
+  yRange,
+}: {
+  x: number[];
+  series: ChartSeries[];
+  tz: string;
+  title: string;
+  /** A fixed y range (e.g. 0–100 for percentages) instead of one fitted to the values. */
+  yRange?: [number, number];
+}) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const el = box.current!;
@@ -28,6 +41,7 @@ export function TimeChart({ x, series, tz, title }: { x: number[]; series: Chart
           points: { show: x.length < 60 },
         })),
       ],
+      ...(yRange ? { scales: { y: { range: yRange } } } : {}),
       axes: [{ stroke: '#3b4252' }, { stroke: '#3b4252', size: 48 }],
       legend: { live: true },
       cursor: { drag: { x: false, y: false } },
@@ -39,6 +53,6 @@ export function TimeChart({ x, series, tz, title }: { x: number[]; series: Chart
       resize.disconnect();
       plot.destroy();
     };
-  }, [x, series, tz]);
+  }, [x, series, tz, yRange?.[0], yRange?.[1]]);
   return <div ref={box} className="chart" role="img" aria-label={title} />;
 }
