@@ -15,6 +15,8 @@ const Sites = lazy(() => import('./pages/Sites.tsx'));
 const SitePages = lazy(() => import('./pages/SitePages.tsx'));
 const AdminAccounts = lazy(() => import('./pages/AdminAccounts.tsx'));
 const AdminReview = lazy(() => import('./pages/AdminReview.tsx'));
+const RelayKeys = lazy(() => import('./pages/relay/RelayKeys.tsx'));
+const RelayAdmin = lazy(() => import('./pages/relay/RelayAdmin.tsx'));
 
 function Shell() {
   const { me, refresh } = useSession();
@@ -35,8 +37,10 @@ function Shell() {
         </Link>
         <nav aria-label="Main">
           <Link href="/">Sites</Link>
+          <Link href="/relay/keys">Relay keys</Link>
           {me?.admin && <Link href="/admin/review">Review queue</Link>}
           {me?.admin && <Link href="/admin/accounts">Accounts</Link>}
+          {me?.admin && <Link href="/admin/relay">Relay</Link>}
         </nav>
         <div className="who">
           <span className="muted small">{me?.email}</span>
@@ -52,6 +56,8 @@ function Shell() {
             <Route path="/sites/:siteId/*?" component={SitePages} />
             <Route path="/admin/accounts" component={AdminAccounts} />
             <Route path="/admin/review" component={AdminReview} />
+            <Route path="/relay/keys" component={RelayKeys} />
+            <Route path="/admin/relay" component={RelayAdmin} />
             <Route>
               <h1>Not found</h1>
               <p>
