@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { api, ApiError, call } from '../api/client.ts';
+import { api, type ApiError, call } from '../api/client.ts';
 import type { Credential } from '../api/responses.ts';
 import { SCOPES_BY_KIND, type CredentialKind, type Scope } from '../../auth/scopes.ts';
 import { ErrorNote, Field, Loading } from '../ui/bits.tsx';

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { api, ApiError, call } from '../../api/client.ts';
+import { api, type ApiError, call } from '../../api/client.ts';
 import type { GeoAnswer, GeoCitedUrl, GeoConfig, GeoRun, Paged, RunStatus } from '../../api/geo-responses.ts';
 import { ErrorNote, ExternalLink, Loading } from '../../ui/bits.tsx';
 import { dateTime } from '../../ui/format.ts';

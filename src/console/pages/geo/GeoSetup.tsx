@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { api, ApiError, call } from '../../api/client.ts';
+import { api, type ApiError, call } from '../../api/client.ts';
 import type { GeoConfig, GeoEntity, GeoPrompt, Paged } from '../../api/geo-responses.ts';
 import { ErrorNote, Field, Loading } from '../../ui/bits.tsx';
 import { dateTime } from '../../ui/format.ts';

@@ -1,5 +1,5 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
-import { api, ApiError, call } from '../../api/client.ts';
+import { api, type ApiError, call } from '../../api/client.ts';
 import type { Channel, RelayGroup, RelayModel } from '../../api/relay-responses.ts';
 import { ErrorNote, Field, Loading } from '../../ui/bits.tsx';
 import { useLoad } from '../../ui/use-load.ts';

@@ -1,5 +1,5 @@
 import { useState, type FormEvent } from 'react';
-import { api, ApiError, call } from '../../api/client.ts';
+import { api, type ApiError, call } from '../../api/client.ts';
 import type { RelayGroup, RelayKey } from '../../api/relay-responses.ts';
 import type { Site } from '../../api/responses.ts';
 import { ErrorNote, Field, Loading } from '../../ui/bits.tsx';
