@@ -1,22 +1,24 @@
-import { lazy, type ReactNode, StrictMode, Suspense, useMemo } from 'react';
+import { type ReactNode, StrictMode, Suspense, useMemo } from 'react';
 import { createRoot } from 'react-dom/client';
 import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
 import { api, call, loginUrl } from './api/client.ts';
 import type { Account } from './api/responses.ts';
 import { Login } from './pages/Login.tsx';
 import { Setup } from './pages/Setup.tsx';
+import { isAnalyticsPath } from './pages/analytics-view.ts';
+import { lazyPage } from './ui/lazy-page.ts';
 import { SessionContext, useSession } from './session.tsx';
 import { Loading } from './ui/bits.tsx';
 import { useLoad } from './ui/use-load.ts';
 import './styles.css';
 
 // Pages past login load on demand: the first paint needs only the shell.
-const Sites = lazy(() => import('./pages/Sites.tsx'));
-const SitePages = lazy(() => import('./pages/SitePages.tsx'));
-const AdminAccounts = lazy(() => import('./pages/AdminAccounts.tsx'));
-const AdminReview = lazy(() => import('./pages/AdminReview.tsx'));
-const RelayKeys = lazy(() => import('./pages/relay/RelayKeys.tsx'));
-const RelayAdmin = lazy(() => import('./pages/relay/RelayAdmin.tsx'));
+const Sites = lazyPage(() => import('./pages/Sites.tsx'));
+const SitePages = lazyPage(() => import('./pages/SitePages.tsx'));
+const AdminAccounts = lazyPage(() => import('./pages/AdminAccounts.tsx'));
+const AdminReview = lazyPage(() => import('./pages/AdminReview.tsx'));
+const RelayKeys = lazyPage(() => import('./pages/relay/RelayKeys.tsx'));
+const RelayAdmin = lazyPage(() => import('./pages/relay/RelayAdmin.tsx'));
 
 function Shell() {
   const { me, refresh } = useSession();
@@ -90,6 +92,10 @@ function App() {
   else page = <Shell />;
   return <SessionContext.Provider value={session}>{page}</SessionContext.Provider>;
 }
+
+// The data of an analytics page opened directly is already on its way (early-start.ts); its
+// code is too, and once in, the pages render without suspending (lazyPage).
+if (isAnalyticsPath(location.pathname)) void SitePages.preload().then((m) => m.Analytics.preload());
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

@@ -1,6 +1,5 @@
 import { useMemo, useState, type FormEvent } from 'react';
 import { useLocation, useSearch } from 'wouter';
-import { api, call } from '../api/client.ts';
 import type {
   Acquisition,
   Coverage,
@@ -19,61 +18,18 @@ import { count, dateTime, moneyList, percent, time } from '../ui/format.ts';
 import { TimeChart, type ChartSeries } from '../ui/TimeChart.tsx';
 import { useLoad } from '../ui/use-load.ts';
 import { isTimeZone } from '../../shared/time-zone.ts';
-import { addDays, todayIn, utcToZoned, zonedToUtc, ZONES } from '../ui/zones.ts';
-
-const DEFAULT_TZ = 'Asia/Shanghai';
-const PRESETS = [
-  ['today', 'Today'],
-  ['7d', 'Last 7 days'],
-  ['30d', 'Last 30 days'],
-  ['90d', 'Last 90 days'],
-  ['month', 'This month'],
-  ['last-month', 'Last month'],
-  ['custom', 'Custom'],
-] as const;
-type Preset = (typeof PRESETS)[number][0];
-type Interval = 'day' | 'week' | 'month';
-
-interface ViewState {
-  preset: Preset;
-  tz: string;
-  interval: Interval;
-  /** Custom bounds as wall-clock times in tz (YYYY-MM-DDTHH:mm). */
-  from: string;
-  to: string;
-}
-
-/** The window a state asks for, as the API's from/to: local dates for presets, instants for custom. */
-function windowOf(s: ViewState): { from: string; to: string } {
-  const today = todayIn(s.tz);
-  const days = (n: number) => ({ from: addDays(today, 1 - n), to: addDays(today, 1) });
-  switch (s.preset) {
-    case 'today':
-      return days(1);
-    case '7d':
-      return days(7);
-    case '90d':
-      return days(90);
-    case 'month':
-      return { from: `${today.slice(0, 8)}01`, to: addDays(today, 1) };
-    case 'last-month': {
-      const first = `${today.slice(0, 8)}01`;
-      return { from: `${addDays(first, -1).slice(0, 8)}01`, to: first };
-    }
-    case 'custom':
-      return s.from && s.to ? { from: zonedToUtc(s.from, s.tz), to: zonedToUtc(s.to, s.tz) } : days(30);
-    default:
-      return days(30);
-  }
-}
-
-function readState(search: string): ViewState {
-  const q = new URLSearchParams(search);
-  const preset = (PRESETS.some(([p]) => p === q.get('range')) ? q.get('range') : '30d') as Preset;
-  const tz = q.get('tz') && isTimeZone(q.get('tz')!) ? q.get('tz')! : DEFAULT_TZ;
-  const interval = (['day', 'week', 'month'].includes(q.get('interval') ?? '') ? q.get('interval') : 'day') as Interval;
-  return { preset, tz, interval, from: q.get('from') ?? '', to: q.get('to') ?? '' };
-}
+import { utcToZoned, zonedToUtc, ZONES } from '../ui/zones.ts';
+import { takeEarly } from '../ui/early.ts';
+import {
+  PRESETS,
+  readState,
+  viewRequest,
+  windowOf,
+  type Interval,
+  type Preset,
+  type ViewName,
+  type ViewState,
+} from './analytics-view.ts';
 
 function Controls({ state, onChange }: { state: ViewState; onChange: (s: Partial<ViewState>) => void }) {
   const [tzError, setTzError] = useState<string | undefined>();
@@ -526,7 +482,6 @@ export default function Analytics({ siteId }: { siteId: string }) {
   const search = useSearch();
   const [path, navigate] = useLocation();
   const state = readState(search);
-  const w = windowOf(state);
   const onChange = (changes: Partial<ViewState>) => {
     const s = { ...state, ...changes };
     const q = new URLSearchParams({ range: s.preset, tz: s.tz, interval: s.interval });
@@ -536,38 +491,17 @@ export default function Analytics({ siteId }: { siteId: string }) {
     }
     navigate(`${path}?${q}`, { replace: true });
   };
-  const query = { from: w.from, to: w.to, tz: state.tz };
-  const key = `${siteId}/${w.from}/${w.to}/${state.tz}`;
-  const p = { path: { siteId }, query };
-  const overview = useLoad(
-    () => call<View<Overview>>(api.GET('/api/v1/sites/{siteId}/analytics/overview', { params: p })),
-    key,
-  );
-  const series = useLoad(
-    () =>
-      call<View<Timeseries>>(
-        api.GET('/api/v1/sites/{siteId}/analytics/timeseries', {
-          params: { path: { siteId }, query: { ...query, interval: state.interval } },
-        }),
-      ),
-    `${key}/${state.interval}`,
-  );
-  const acquisition = useLoad(
-    () => call<View<Acquisition>>(api.GET('/api/v1/sites/{siteId}/analytics/acquisition', { params: p })),
-    key,
-  );
-  const finance = useLoad(
-    () => call<View<Finance>>(api.GET('/api/v1/sites/{siteId}/analytics/finance', { params: p })),
-    key,
-  );
-  const funnel = useLoad(
-    () => call<View<Funnel>>(api.GET('/api/v1/sites/{siteId}/analytics/funnel', { params: p })),
-    key,
-  );
-  const retention = useLoad(
-    () => call<View<Retention>>(api.GET('/api/v1/sites/{siteId}/analytics/retention', { params: p })),
-    key,
-  );
+  // Each view's request, or the one the entry bundle started for this very view (main.tsx).
+  const load = <T,>(view: ViewName) => {
+    const r = viewRequest(siteId, state, view);
+    return [() => takeEarly<View<T>>(r.key, r.load), r.key] as const;
+  };
+  const overview = useLoad(...load<Overview>('overview'));
+  const series = useLoad(...load<Timeseries>('timeseries'));
+  const acquisition = useLoad(...load<Acquisition>('acquisition'));
+  const finance = useLoad(...load<Finance>('finance'));
+  const funnel = useLoad(...load<Funnel>('funnel'));
+  const retention = useLoad(...load<Retention>('retention'));
   return (
     <div className="analytics">
       <Controls state={state} onChange={onChange} />

@@ -1,8 +1,9 @@
-import { lazy, Suspense } from 'react';
+import { Suspense } from 'react';
 import { Link, Redirect, Route, Switch, useLocation, useParams } from 'wouter';
 import { api, call } from '../api/client.ts';
 import type { Site } from '../api/responses.ts';
 import { ErrorNote, ExternalLink, Loading, ReviewBadge } from '../ui/bits.tsx';
+import { lazyPage } from '../ui/lazy-page.ts';
 import { useLoad } from '../ui/use-load.ts';
 import { Credentials } from './Credentials.tsx';
 import { Ingest } from './Ingest.tsx';
@@ -10,8 +11,8 @@ import { Records } from './Records.tsx';
 import { SiteSettings } from './SiteSettings.tsx';
 
 // The chart library comes with the analytics and GEO pages only.
-const Analytics = lazy(() => import('./Analytics.tsx'));
-const GeoPages = lazy(() => import('./geo/GeoPages.tsx'));
+export const Analytics = lazyPage(() => import('./Analytics.tsx'));
+const GeoPages = lazyPage(() => import('./geo/GeoPages.tsx'));
 
 const TABS = [
   ['analytics', 'Analytics'],
