@@ -79,7 +79,7 @@ async function actAs(account: TestAccount): Promise<void> {
 }
 
 describe('relay pages', () => {
-  test('the admin adds a channel, prices a model and makes a group', async () => {
+  test('the admin adds a channel, prices a model, makes a group and moves an account into it', async () => {
     await actAs(admin);
     await page.goto(app.url);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Relay', exact: true }).click();
@@ -115,13 +115,15 @@ describe('relay pages', () => {
       .getByRole('row', { name: /^writers/ })
       .getByText('geo-alpha, geo-beta')
       .waitFor();
-    await checkPage(page, errors, 'relay-admin');
 
-    const moved = await call(app.url, 'PUT', `/api/v1/relay/accounts/${owner.id}/group`, {
-      session: admin.session,
-      body: { group: 'writers' },
-    });
-    assert.equal(moved.status, 200, moved.text);
+    const move = page.getByRole('form', { name: 'Move an account into a group' });
+    await move.getByLabel('Account').selectOption({ label: owner.email });
+    await move.getByLabel('Into group').selectOption('writers');
+    await move.getByRole('button', { name: 'Move account' }).click();
+    await page.getByText(`Moved ${owner.email} into writers`).waitFor();
+    const ownerGroup = await call(app.url, 'GET', '/api/v1/me/relay-group', { session: owner.session });
+    assert.equal(ownerGroup.body.name, 'writers');
+    await checkPage(page, errors, 'relay-admin');
   });
 
   test("an account creates a key limited to its group's models, sees it once, calls /v1/models with it, disables and deletes it", async () => {

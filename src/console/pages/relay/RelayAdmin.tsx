@@ -1,6 +1,7 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { api, type ApiError, call } from '../../api/client.ts';
 import type { Channel, RelayGroup, RelayModel } from '../../api/relay-responses.ts';
+import type { Account } from '../../api/responses.ts';
 import { ErrorNote, Field, Loading } from '../../ui/bits.tsx';
 import { useLoad } from '../../ui/use-load.ts';
 
@@ -340,6 +341,56 @@ function Groups({ version, changed }: Shared) {
   );
 }
 
+/** Moves an account (and so every key of it, within a second) into another group. */
+function MoveAccount({ version, changed }: Shared) {
+  const accounts = useLoad(() => call<{ data: Account[] }>(api.GET('/api/v1/admin/accounts')), `accounts/${version}`);
+  const groups = useLoad(() => call<{ data: RelayGroup[] }>(api.GET('/api/v1/relay/groups')), `move/${version}`);
+  const emailOf = (id: FormDataEntryValue | null) => accounts.data?.data.find((a) => a.id === id)?.email;
+  return (
+    <AdminForm
+      title="Move an account into a group"
+      submitLabel="Move account"
+      send={async (f) => {
+        await call(
+          api.PUT('/api/v1/relay/accounts/{accountId}/group', {
+            params: { path: { accountId: String(f.get('account')) } },
+            body: { group: String(f.get('group')) },
+          }),
+        );
+        changed();
+      }}
+      done={(f) => `Moved ${emailOf(f.get('account'))} into ${f.get('group')}; its keys follow within a second.`}
+    >
+      {(error) => (
+        <div className="form-grid">
+          <Field label="Account" error={error?.field('path.accountId')}>
+            {(id, d) => (
+              <select id={id} name="account" required aria-describedby={d}>
+                {accounts.data?.data.map((a) => (
+                  <option key={a.id} value={a.id}>
+                    {a.email}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <Field label="Into group" error={error?.field('/group')}>
+            {(id, d) => (
+              <select id={id} name="group" required aria-describedby={d}>
+                {groups.data?.data.map((g) => (
+                  <option key={g.name} value={g.name}>
+                    {g.name}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+        </div>
+      )}
+    </AdminForm>
+  );
+}
+
 /** The platform admin's relay: channels, models with their prices, and groups. */
 export default function RelayAdmin() {
   const [version, setVersion] = useState(0);
@@ -350,6 +401,7 @@ export default function RelayAdmin() {
       <Channels {...shared} />
       <Models {...shared} />
       <Groups {...shared} />
+      <MoveAccount {...shared} />
     </>
   );
 }
