@@ -2,6 +2,11 @@
  * Shapes of the GEO endpoints' answers as the console reads them (src/geo/present.ts and
  * reports.ts); like responses.ts, to be replaced by generated types once the routes declare them.
  */
+import type { Mention } from '../../geo/mentions.ts';
+
+// The server's own type (mentions.ts is free of Node); visibility.ts reaches the database
+// module, so its Ratio and GeoMetrics are restated below.
+export type { Mention as GeoMention };
 
 export interface GeoEntity {
   name: string;
@@ -40,13 +45,6 @@ export interface GeoRun {
   finished_at: string | null;
 }
 
-export interface GeoMention {
-  name: string;
-  kind: 'brand' | 'competitor';
-  position: number;
-  count: number;
-}
-
 export interface GeoAnswer {
   id: string;
   run_id: string;
@@ -56,7 +54,7 @@ export interface GeoAnswer {
   text: string | null;
   error: string | null;
   brand: { mentioned: boolean; position: number | null };
-  mentions: GeoMention[];
+  mentions: Mention[];
   citations: { url: string; domain: string; source: 'annotation' | 'text'; own_domain: boolean }[];
   created_at: string;
   answered_at: string | null;
