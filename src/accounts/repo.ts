@@ -1,3 +1,4 @@
+import type { Account } from './schemas.ts';
 import type { Db } from '../db/connection.ts';
 import { sqlFile } from '../db/sql-file.ts';
 
@@ -49,7 +50,7 @@ export async function adminExists(db: Pick<Db, 'one'>): Promise<boolean> {
   return (await db.one<{ exists: boolean }>(q.adminExists)).exists;
 }
 
-export function presentAccount(a: AccountRow) {
+export function presentAccount(a: AccountRow): Account {
   return {
     id: a.id,
     email: a.email,

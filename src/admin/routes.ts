@@ -3,8 +3,10 @@ import { sessionCookie } from '../auth/cookies.ts';
 import { hashPassword } from '../auth/secrets.ts';
 import { openSession } from '../auth/sessions.ts';
 import { HttpError } from '../errors/http-error.ts';
-import { route, type Route } from '../http/route.ts';
-import { parseBody, parseQuery } from '../http/validate.ts';
+import { route, Uuid, type Route } from '../http/route.ts';
+import { AccountSchema, SessionAnswerSchema } from '../accounts/schemas.ts';
+import { SiteSchema } from '../sites/schemas.ts';
+import { z } from 'zod';
 import { presentSite } from '../sites/present.ts';
 import { listSitesByStatus, reviewSite } from '../sites/repo.ts';
 import {
@@ -16,7 +18,6 @@ import {
 } from './schemas.ts';
 import { consumeSetupToken } from './setup.ts';
 import { isUniqueViolation } from '../db/pg-errors.ts';
-import { uuidParam } from '../http/params.ts';
 
 const ADMIN = { kind: 'business', scopes: [], adminOnly: true } as const;
 
@@ -25,6 +26,7 @@ export const adminRoutes: Route[] = [
     method: 'GET',
     path: '/api/v1/setup',
     auth: { kind: 'public' },
+    response: z.object({ open: z.boolean() }),
     docs: { summary: 'Whether the first-run setup is still open (no admin account exists)', tags: ['admin'] },
     handler: async (_ctx, app) => ({
       headers: { 'cache-control': 'no-store' },
@@ -35,10 +37,11 @@ export const adminRoutes: Route[] = [
     method: 'POST',
     path: '/api/v1/setup',
     auth: { kind: 'public' },
+    body: SetupSchema,
+    response: SessionAnswerSchema,
     docs: {
       summary: 'Create the platform admin with the one-time link `radar up` printed; logs the admin in',
       tags: ['admin'],
-      body: SetupSchema,
       errors: [403, 409],
     },
     handler: async (ctx, app) => {
@@ -46,7 +49,7 @@ export const adminRoutes: Route[] = [
       if (ctx.headers.origin !== undefined && ctx.headers.origin !== app.config.PUBLIC_ORIGIN) {
         throw new HttpError('origin_mismatch', { detail: `setup is accepted only from ${app.config.PUBLIC_ORIGIN}` });
       }
-      const body = parseBody(SetupSchema, ctx);
+      const { body } = ctx;
       const passwordHash = await hashPassword(body.password);
       const account = await app.db.tx(async (t) => {
         // One setup at a time, so two tabs cannot both create an admin with one link.
@@ -74,6 +77,7 @@ export const adminRoutes: Route[] = [
     method: 'GET',
     path: '/api/v1/admin/accounts',
     auth: ADMIN,
+    response: z.object({ data: z.array(AccountSchema) }),
     docs: { summary: 'Every account, oldest first', tags: ['admin'] },
     handler: async (_ctx, app) => ({ body: { data: (await listAccounts(app.db)).map(presentAccount) } }),
   }),
@@ -81,9 +85,10 @@ export const adminRoutes: Route[] = [
     method: 'POST',
     path: '/api/v1/admin/accounts',
     auth: ADMIN,
-    docs: { summary: 'Create an account with a password', tags: ['admin'], body: AccountCreateSchema, errors: [409] },
-    handler: async (ctx, app) => {
-      const body = parseBody(AccountCreateSchema, ctx);
+    body: AccountCreateSchema,
+    response: AccountSchema,
+    docs: { summary: 'Create an account with a password', tags: ['admin'], errors: [409] },
+    handler: async ({ body, log }, app) => {
       try {
         const a = await insertAccount(app.db, {
           email: body.email,
@@ -91,7 +96,7 @@ export const adminRoutes: Route[] = [
           passwordHash: await hashPassword(body.password),
           admin: body.admin,
         });
-        ctx.log.info({ created: a.id }, 'account created');
+        log.info({ created: a.id }, 'account created');
         return { body: presentAccount(a) };
       } catch (err) {
         if (isUniqueViolation(err)) throw new HttpError('account_exists', { detail: `${body.email} is taken` });
@@ -103,17 +108,19 @@ export const adminRoutes: Route[] = [
     method: 'PATCH',
     path: '/api/v1/admin/accounts/:accountId',
     auth: ADMIN,
+    params: z.object({ accountId: Uuid }),
+    body: AccountUpdateSchema,
+    response: AccountSchema,
     docs: {
       summary:
         "Disable an account (it cannot log in, its sessions end, its sites' credentials stop) or enable it again",
       tags: ['admin'],
-      body: AccountUpdateSchema,
       errors: [404, 422],
     },
     handler: async (ctx, app) => {
-      const id = uuidParam(ctx, 'accountId');
-      const { disabled } = parseBody(AccountUpdateSchema, ctx);
-      if (disabled && id.toLowerCase() === ctx.principal!.accountId)
+      const id = ctx.params.accountId;
+      const { disabled } = ctx.body;
+      if (disabled && id.toLowerCase() === ctx.principal.accountId)
         throw new HttpError('semantic_invalid', { detail: 'you cannot disable your own account' });
       const a = await setAccountDisabled(app.db, id, disabled);
       if (!a) throw new HttpError('not_found', { detail: `no account ${id}` });
@@ -125,13 +132,13 @@ export const adminRoutes: Route[] = [
     method: 'GET',
     path: '/api/v1/admin/sites',
     auth: ADMIN,
+    query: AdminSitesQuerySchema,
+    response: z.object({ data: z.array(SiteSchema.extend({ ownerEmail: z.string() })) }),
     docs: {
       summary: "Sites in one review status (default pending_review) with their owner's email, oldest change first",
       tags: ['admin'],
-      query: AdminSitesQuerySchema,
     },
-    handler: async (ctx, app) => {
-      const { status } = parseQuery(AdminSitesQuerySchema, ctx);
+    handler: async ({ query: { status } }, app) => {
       const rows = await listSitesByStatus(app.db, status);
       return { body: { data: rows.map((r) => ({ ...presentSite(r), ownerEmail: r.owner_email })) } };
     },
@@ -140,12 +147,13 @@ export const adminRoutes: Route[] = [
     method: 'POST',
     path: '/api/v1/admin/sites/:siteId/review',
     auth: ADMIN,
-    docs: { summary: "The platform admin's decision on a site", tags: ['admin'], body: ReviewSchema },
-    handler: async (ctx, app) => {
-      const { decision } = parseBody(ReviewSchema, ctx);
-      const site = await reviewSite(app.db, ctx.params.siteId!.toLowerCase(), decision);
+    body: ReviewSchema,
+    response: SiteSchema,
+    docs: { summary: "The platform admin's decision on a site", tags: ['admin'] },
+    handler: async ({ params, body: { decision }, log }, app) => {
+      const site = await reviewSite(app.db, params.siteId, decision);
       if (!site) throw new HttpError('site_forbidden');
-      ctx.log.info({ decision }, 'site reviewed');
+      log.info({ decision }, 'site reviewed');
       return { body: presentSite(site) };
     },
   }),

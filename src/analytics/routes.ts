@@ -2,47 +2,48 @@ import type { z } from 'zod';
 import type { Scope } from '../auth/scopes.ts';
 import type { SharedSnapshots } from './snapshot.ts';
 import { route, type Route } from '../http/route.ts';
-import { parseQuery } from '../http/validate.ts';
+import {
+  AcquisitionAnswer,
+  FinanceAnswer,
+  FunnelAnswer,
+  OverviewAnswer,
+  RetentionAnswer,
+  TimeseriesAnswer,
+} from './answers.ts';
 import { AnalyticsQuerySchema, TimeseriesQuerySchema, type AnalyticsQuery } from './schemas.ts';
-import { acquisition, finance, funnel, overview, retention, timeseries, type ViewAnswer } from './views.ts';
+import { acquisition, finance, funnel, overview, retention, timeseries } from './views.ts';
 import { resolveWindow, type Window } from './window.ts';
 
-interface View<S extends z.ZodType<AnalyticsQuery>> {
+interface View<S extends z.ZodType<AnalyticsQuery>, A extends z.ZodType> {
   name: string;
   summary: string;
   scopes: Scope[];
   schema: S;
-  run(
-    snapshots: SharedSnapshots,
-    siteId: string,
-    w: Window,
-    query: z.output<S>,
-    now: number,
-  ): Promise<ViewAnswer<unknown>>;
+  answer: A;
+  run(snapshots: SharedSnapshots, siteId: string, w: Window, query: z.output<S>, now: number): Promise<z.input<A>>;
 }
 
 /**
  * GET /sites/{siteId}/analytics/<view> (spec 4.5, CONTRACT §5): `{data, coverage, currencies,
  * freshness}` over the window `from`..`to`, cut into days of `tz`.
  */
-function viewRoute<S extends z.ZodType<AnalyticsQuery>>(v: View<S>): Route {
+function viewRoute<S extends z.ZodType<AnalyticsQuery>, A extends z.ZodType>(v: View<S, A>): Route {
   return route({
     method: 'GET',
     path: `/api/v1/sites/:siteId/analytics/${v.name}`,
     auth: { kind: 'business', scopes: v.scopes },
+    query: v.schema,
+    response: v.answer,
     docs: {
       summary: v.summary,
       description:
         'Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or any instant with a zone, `to` exclusive, at most 366 days; default the last 30 local days up to now. Money is a map currency → minor units, never converted.',
       tags: ['analytics'],
-      query: v.schema,
-      errors: [400],
     },
-    handler: async (ctx, app) => {
-      const query = parseQuery(v.schema, ctx);
+    handler: async ({ params, query }, app) => {
       const now = Date.now();
       const w = resolveWindow(query, app.config.RADAR_TZ, now);
-      return { body: await v.run(app.snapshots, ctx.params.siteId!.toLowerCase(), w, query, now) };
+      return { body: await v.run(app.snapshots, params.siteId, w, query, now) };
     },
   });
 }
@@ -56,6 +57,7 @@ export const analyticsRoutes: Route[] = [
       'Visits, visitors, registrations, activations, active users, paid orders, money, MRR and uptime of a window',
     scopes: READ,
     schema: AnalyticsQuerySchema,
+    answer: OverviewAnswer,
     run: (db, site, w, _q, now) => overview(db, site, w, now),
   }),
   viewRoute({
@@ -63,6 +65,7 @@ export const analyticsRoutes: Route[] = [
     summary: 'Figures per channel and campaign, with spend, CAC and ROAS per currency',
     scopes: READ,
     schema: AnalyticsQuerySchema,
+    answer: AcquisitionAnswer,
     run: (db, site, w) => acquisition(db, site, w),
   }),
   viewRoute({
@@ -70,6 +73,7 @@ export const analyticsRoutes: Route[] = [
     summary: 'Figures per local day, week or month, zero-filled, unobserved periods marked',
     scopes: READ,
     schema: TimeseriesQuerySchema,
+    answer: TimeseriesAnswer,
     run: (db, site, w, q) => timeseries(db, site, w, q.interval),
   }),
   viewRoute({
@@ -77,6 +81,7 @@ export const analyticsRoutes: Route[] = [
     summary: 'Receipts, refunds, costs, expenses, margin, MRR/ARR and subscription changes per currency',
     scopes: [...READ, 'finance:read'],
     schema: AnalyticsQuerySchema,
+    answer: FinanceAnswer,
     run: (db, site, w, _q, now) => finance(db, site, w, now),
   }),
   viewRoute({
@@ -84,6 +89,7 @@ export const analyticsRoutes: Route[] = [
     summary: 'Distinct users at each step from visit to paid order, with conversions',
     scopes: READ,
     schema: AnalyticsQuerySchema,
+    answer: FunnelAnswer,
     run: (db, site, w) => funnel(db, site, w),
   }),
   viewRoute({
@@ -91,6 +97,7 @@ export const analyticsRoutes: Route[] = [
     summary: 'Weekly registration cohorts and the share active in each later week',
     scopes: READ,
     schema: AnalyticsQuerySchema,
+    answer: RetentionAnswer,
     run: (db, site, w) => retention(db, site, w),
   }),
 ];

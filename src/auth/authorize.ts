@@ -1,10 +1,9 @@
 import type { AppContext } from '../app-context.ts';
 import { HttpError } from '../errors/http-error.ts';
 import type { RequestContext } from '../http/context.ts';
-import type { RouteAuth } from '../http/route.ts';
+import { SiteId, type RouteAuth } from '../http/route.ts';
 import { findSite } from '../sites/repo.ts';
 import type { Principal } from './principal.ts';
-import { uuidParam } from '../http/params.ts';
 
 const MUTATING = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 
@@ -23,7 +22,13 @@ export async function authorize(
       detail: `requests with a session cookie that change data need "Origin: ${app.config.PUBLIC_ORIGIN}"`,
     });
   }
-  const siteId = ctx.params.siteId === undefined ? undefined : uuidParam(ctx, 'siteId');
+  // Before the route's own validation: which site is meant decides who may learn more.
+  const site = ctx.params.siteId === undefined ? null : SiteId.safeParse(ctx.params.siteId);
+  if (site?.error)
+    throw new HttpError('validation_failed', {
+      errors: [{ path: 'path.siteId', message: site.error.issues[0]!.message }],
+    });
+  const siteId = site?.data;
   if (principal.kind === 'credential') {
     if (auth.sessionOnly || auth.adminOnly) {
       throw new HttpError('credential_not_allowed', {
@@ -37,7 +42,7 @@ export async function authorize(
   if (auth.adminOnly && !(principal.kind === 'session' && principal.admin)) {
     throw new HttpError('admin_required', { detail: 'only the platform admin may do this' });
   }
-  if (siteId !== undefined) await assertSiteAccess(principal, siteId.toLowerCase(), app);
+  if (siteId !== undefined) await assertSiteAccess(principal, siteId, app);
 }
 
 /** A foreign site and a missing site answer alike (403), so ids cannot be probed. */

@@ -2,7 +2,6 @@ import { type ReactNode, StrictMode, Suspense, useMemo } from 'react';
 import { createRoot } from 'react-dom/client';
 import { Link, Redirect, Route, Switch, useLocation } from 'wouter';
 import { api, call, loginUrl } from './api/client.ts';
-import type { Account } from './api/responses.ts';
 import { Login } from './pages/Login.tsx';
 import { Setup } from './pages/Setup.tsx';
 import { isAnalyticsPath } from './pages/analytics-view.ts';
@@ -77,7 +76,7 @@ function App() {
   const [location] = useLocation();
   // The two pages for people without a session do not ask who is logged in.
   const open = location === '/login' || location === '/setup';
-  const me = useLoad(() => (open ? Promise.resolve(null) : call<Account>(api.GET('/api/v1/me'))), open ? 'open' : 'me');
+  const me = useLoad(() => (open ? Promise.resolve(null) : call(api.GET('/api/v1/me'))), open ? 'open' : 'me');
   const session = useMemo(() => ({ me: me.data, refresh: me.reload }), [me.data, me.reload]);
   let page: ReactNode;
   if (location === '/login') page = <Login />;

@@ -1,5 +1,5 @@
 import { createContext, useContext } from 'react';
-import type { Account } from './api/responses.ts';
+import type { Account } from './api/types.ts';
 
 export interface Session {
   me: Account | null;

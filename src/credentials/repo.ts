@@ -1,4 +1,5 @@
-import type { CredentialKind } from '../auth/scopes.ts';
+import type { CredentialKind, Scope } from '../auth/scopes.ts';
+import type { Credential } from './schemas.ts';
 import type { Db } from '../db/connection.ts';
 import { sqlFile } from '../db/sql-file.ts';
 
@@ -12,7 +13,7 @@ export interface CredentialRow {
   id: string;
   name: string;
   kind: CredentialKind;
-  scopes: string[];
+  scopes: Scope[];
   prefix: string;
   created_at: Date;
   expires_at: Date;
@@ -47,7 +48,7 @@ export function revokeCredential(db: Db, siteId: string, id: string): Promise<Cr
 }
 
 /** Credential metadata as listed (CONTRACT §2); never a secret or its digest. */
-export function presentCredential(c: CredentialRow) {
+export function presentCredential(c: CredentialRow): Credential {
   return {
     id: c.id,
     name: c.name,

@@ -35,4 +35,18 @@ export const CredentialCreateSchema = z
     if (dup >= 0) zctx.addIssue({ code: 'custom', path: ['scopes', dup], message: 'scope listed twice' });
   });
 
+/** A credential as the API answers it; `secret` only in the answer that created it. */
+export const CredentialSchema = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  kind: z.enum(CREDENTIAL_KINDS),
+  scopes: z.array(ScopeSchema),
+  createdAt: z.iso.datetime(),
+  expiresAt: z.iso.datetime(),
+  prefix: z.string(),
+  revokedAt: z.iso.datetime().nullable(),
+  requestsPerMinute: z.number().int().nullable(),
+});
+export type Credential = z.infer<typeof CredentialSchema>;
+
 export type CredentialCreate = z.infer<typeof CredentialCreateSchema>;

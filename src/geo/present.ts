@@ -1,6 +1,10 @@
 import type { AnswerRow, AuditRow, ConfigRow, CitedUrlRow, Page, Paged, PromptRow, RunRow } from './repo.ts';
 
-const iso = (d: Date | null) => (d ? d.toISOString() : null);
+import type { z } from 'zod';
+import type { GeoAnswer, GeoAudit, GeoCitedUrl, GeoConfig, GeoPrompt, GeoRun } from './answers.ts';
+
+const iso = (d: Date) => d.toISOString();
+const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** The read envelope of CONTRACT §4: `next_offset` is null on the last page. */
 export function pageOf<R, T>(page: Page, p: Paged<R>, present: (r: R) => T) {
@@ -16,7 +20,7 @@ export function pageOf<R, T>(page: Page, p: Paged<R>, present: (r: R) => T) {
   };
 }
 
-export function presentConfig(c: ConfigRow) {
+export function presentConfig(c: ConfigRow): z.input<typeof GeoConfig> {
   return {
     brand: { name: c.brand_name, aliases: c.brand_aliases },
     competitors: c.competitors,
@@ -28,16 +32,16 @@ export function presentConfig(c: ConfigRow) {
   };
 }
 
-export function presentPrompt(p: PromptRow) {
+export function presentPrompt(p: PromptRow): z.input<typeof GeoPrompt> {
   return { id: p.id, text: p.text, created_at: iso(p.created_at) };
 }
 
-export function presentRun(r: RunRow) {
+export function presentRun(r: RunRow): z.input<typeof GeoRun> {
   return {
     id: r.id,
     trigger: r.trigger,
     status: r.status,
-    scheduled_for: iso(r.scheduled_for),
+    scheduled_for: isoOrNull(r.scheduled_for),
     models: r.models,
     prompts: r.prompts,
     answers: {
@@ -48,12 +52,12 @@ export function presentRun(r: RunRow) {
     },
     error: r.error,
     created_at: iso(r.created_at),
-    started_at: iso(r.started_at),
-    finished_at: iso(r.finished_at),
+    started_at: isoOrNull(r.started_at),
+    finished_at: isoOrNull(r.finished_at),
   };
 }
 
-export function presentAnswer(a: AnswerRow) {
+export function presentAnswer(a: AnswerRow): z.input<typeof GeoAnswer> {
   return {
     id: a.id,
     run_id: a.run_id,
@@ -67,11 +71,11 @@ export function presentAnswer(a: AnswerRow) {
     mentions: a.mentions,
     citations: a.citations,
     created_at: iso(a.created_at),
-    answered_at: iso(a.answered_at),
+    answered_at: isoOrNull(a.answered_at),
   };
 }
 
-export function presentCitedUrl(c: CitedUrlRow) {
+export function presentCitedUrl(c: CitedUrlRow): z.input<typeof GeoCitedUrl> {
   return {
     url: c.url,
     domain: c.domain,
@@ -88,7 +92,7 @@ export function presentAudit(
   a: Pick<AuditRow, 'id' | 'url' | 'final_url' | 'status' | 'score' | 'checks' | 'error' | 'completed_at'> & {
     created_at?: Date;
   },
-) {
+): z.input<typeof GeoAudit> {
   return {
     id: a.id,
     url: a.url,
@@ -98,6 +102,6 @@ export function presentAudit(
     checks: a.checks,
     error: a.error,
     ...(a.created_at ? { created_at: iso(a.created_at) } : {}),
-    completed_at: iso(a.completed_at),
+    completed_at: isoOrNull(a.completed_at),
   };
 }

@@ -9,7 +9,8 @@ export interface RequestContext {
   readonly id: string;
   readonly method: string;
   readonly path: string;
-  readonly query: URLSearchParams;
+  /** The raw query string; a route's declared `query` is what handlers read. */
+  readonly searchParams: URLSearchParams;
   /** Lower-cased header names. */
   readonly headers: Readonly<Record<string, string>>;
   readonly params: Readonly<Record<string, string>>;

@@ -1,4 +1,5 @@
 import pTimeout from 'p-timeout';
+import { z } from 'zod';
 import type { AppContext } from '../app-context.ts';
 import { hashSecret, sameDigest } from '../auth/secrets.ts';
 import { HttpError } from '../errors/http-error.ts';
@@ -39,13 +40,15 @@ export function healthRoutes(isDraining: () => boolean): Route[] {
       method: 'GET',
       path: '/healthz',
       auth: { kind: 'public' },
+      response: z.object({ status: z.literal('ok') }),
       docs: { summary: 'Liveness: the process answers', tags: ['service'] },
-      handler: async () => ({ body: { status: 'ok' } }),
+      handler: async () => ({ body: { status: 'ok' as const } }),
     }),
     route({
       method: 'GET',
       path: '/readyz',
       auth: { kind: 'public' },
+      response: z.object({ status: z.literal('ready'), postgres: z.literal('ok'), redis: z.literal('ok') }),
       docs: { summary: 'Readiness: PostgreSQL and Redis reachable', tags: ['service'], errors: [503] },
       handler: async (_ctx, app) => {
         if (isDraining())
@@ -61,7 +64,7 @@ export function healthRoutes(isDraining: () => boolean): Route[] {
             headers: { 'retry-after': '5' },
           });
         }
-        return { body: { status: 'ready', postgres: 'ok', redis: 'ok' } };
+        return { body: { status: 'ready', postgres: 'ok', redis: 'ok' } as const };
       },
     }),
     metricsRoute,

@@ -43,19 +43,29 @@ const OPENAI_ERROR = {
   },
 };
 
+/**
+ * A schema as JSON Schema of what travels on the wire: the input side, for requests (what a
+ * client may send) and responses alike (the answer's schema is what checks the JSON sent).
+ */
 function jsonSchema(schema: z.ZodType): Json {
   const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Json;
   return rest;
 }
 
-/** Statuses a route can answer with, from what its auth and docs say. */
+/**
+ * Whether some path parameter can be refused (400): a path segment is never empty, so a schema
+ * refusing '' checks something (a UUID), while a plain string accepts every segment.
+ */
+const checksParams = (r: Route) => Object.values(r.params.shape).some((s) => !(s as z.ZodType).safeParse('').success);
+
+/** Statuses a route can answer with: from its auth, what it declares of its input, and its docs. */
 function statusesOf(r: Route): number[] {
-  const out = new Set<number>([...(r.docs?.errors ?? [])]);
+  const out = new Set<number>([...(r.docs.errors ?? [])]);
   const add = (...statuses: number[]) => {
     for (const s of statuses) out.add(s);
   };
-  if (r.docs?.body) add(400, 413, 415);
-  if (r.docs?.query || r.path.includes(':siteId')) add(400);
+  if (r.body) add(400, 413, 415);
+  if (r.query || checksParams(r)) add(400);
   if (r.auth.kind === 'business') add(401, 403, 429, 503);
   if (r.auth.kind === 'relay') add(400, 401, 403, 404);
   return [...out].sort();
@@ -73,14 +83,14 @@ export function openApiDocument(routes: readonly Route[], serverUrl: string): Js
   const paths: Record<string, Record<string, Json>> = {};
   for (const r of routes) {
     const path = r.path.replace(/:(\w+)/g, '{$1}');
-    const params: Json[] = [...r.path.matchAll(/:(\w+)/g)].map(([, name]) => ({
+    const params: Json[] = Object.entries(r.params.shape).map(([name, schema]) => ({
       name,
       in: 'path',
       required: true,
-      schema: name === 'siteId' ? { type: 'string', format: 'uuid' } : { type: 'string' },
+      schema: jsonSchema(schema as z.ZodType),
     }));
-    if (r.docs?.query) {
-      const q = jsonSchema(r.docs.query) as { properties?: Record<string, Json>; required?: string[] };
+    if (r.query) {
+      const q = jsonSchema(r.query) as { properties?: Record<string, Json>; required?: string[] };
       for (const [name, schema] of Object.entries(q.properties ?? {})) {
         params.push({ name, in: 'query', required: q.required?.includes(name) ?? false, schema });
       }
@@ -91,7 +101,7 @@ export function openApiDocument(routes: readonly Route[], serverUrl: string): Js
       200: {
         description: 'Success',
         content: {
-          'application/json': { schema: r.docs?.response ? jsonSchema(r.docs.response) : { type: 'object' } },
+          'application/json': { schema: r.response ? jsonSchema(r.response) : {} },
         },
       },
     };
@@ -100,14 +110,17 @@ export function openApiDocument(routes: readonly Route[], serverUrl: string): Js
     }
     const op: Json = {
       operationId: `${r.method.toLowerCase()}${path.replace(/[{}]/g, '').replace(/[^a-zA-Z0-9]+(.)?/g, (_, c: string | undefined) => (c ? c.toUpperCase() : ''))}`,
-      summary: r.docs?.summary ?? `${r.method} ${path}`,
-      ...(r.docs?.description ? { description: r.docs.description } : {}),
-      tags: [...(r.docs?.tags ?? [r.path.startsWith('/v1') ? 'relay' : (r.path.split('/')[3] ?? 'service')])],
+      summary: r.docs.summary,
+      ...(r.docs.description ? { description: r.docs.description } : {}),
+      tags: [...(r.docs.tags ?? [r.path.startsWith('/v1') ? 'relay' : (r.path.split('/')[3] ?? 'service')])],
       parameters: params,
       responses,
     };
-    if (r.docs?.body)
-      op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(r.docs.body) } } };
+    if (r.body)
+      op.requestBody = {
+        required: !r.body.safeParse(undefined).success,
+        content: { 'application/json': { schema: jsonSchema(r.body) } },
+      };
     if (r.auth.kind === 'business') {
       op.security = r.auth.sessionOnly || r.auth.adminOnly ? [{ session: [] }] : [{ session: [] }, { credential: [] }];
       op['x-required-scopes'] = [...r.auth.scopes];

@@ -15,6 +15,7 @@ import { notFound } from './not-found.ts';
 import { Reply } from './reply.ts';
 import type { Route } from './route.ts';
 import { Router } from './router.ts';
+import { validateRequest, type ValidRequest } from './validate.ts';
 
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const NO_BODY = Promise.resolve(Buffer.alloc(0));
@@ -58,7 +59,7 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
     const reply = new Reply(res);
     const method = req.getMethod().toUpperCase();
     const path = req.getUrl();
-    const query = new URLSearchParams(req.getQuery() ?? '');
+    const searchParams = new URLSearchParams(req.getQuery() ?? '');
     const headers: Record<string, string> = {};
     let headerBytes = 0;
     req.forEach((k, v) => {
@@ -98,14 +99,14 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
     const given = headers['x-request-id'];
     const id = given && REQUEST_ID.test(given) ? given : randomUUID();
     inflight++;
-    void handle({ id, method, path, query, headers, reply }, body).finally(() => {
+    void handle({ id, method, path, searchParams, headers, reply }, body).finally(() => {
       inflight--;
       if (inflight === 0) idle?.();
     });
   });
 
   async function handle(
-    base: Pick<RequestContext, 'id' | 'method' | 'path' | 'query' | 'headers' | 'reply'>,
+    base: Pick<RequestContext, 'id' | 'method' | 'path' | 'searchParams' | 'headers' | 'reply'>,
     body: RequestBody | null,
   ): Promise<void> {
     const started = performance.now();
@@ -138,11 +139,11 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
       let parsed: { value: unknown } | null = null;
       // Spelled out, not `...base`: the copy of a spread outlives the young generation and
       // takes everything the context points at with it (measured: ~2 KB per request).
-      const ctx: RequestContext = {
+      const ctx: RequestContext & ValidRequest = {
         id: base.id,
         method: base.method,
         path: base.path,
-        query: base.query,
+        searchParams: base.searchParams,
         headers: base.headers,
         reply,
         params: match.params,
@@ -150,6 +151,8 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
         log,
         principal: null,
         responseHeaders,
+        query: undefined,
+        body: undefined,
         json() {
           parsed ??= { value: parseJsonBody(rawBody, base.headers['content-type']) };
           return parsed.value;
@@ -176,6 +179,9 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
         }
         await authorize(ctx.principal, auth, ctx, app);
       }
+      // After authorization, as the handlers' own checks were: a caller who may not call the
+      // route learns nothing from its schema.
+      Object.assign(ctx, validateRequest(match.route, ctx));
       const result = await match.route.handler(ctx, app);
       if (result) {
         const headers = mergeHeaders(

@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { HttpError, type FieldError } from '../errors/http-error.ts';
 import type { RequestContext } from './context.ts';
+import type { Route } from './route.ts';
 
 function pointer(path: ReadonlyArray<PropertyKey>): string {
   return path.map((p) => `/${String(p).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
@@ -36,25 +37,57 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown): z.out
   throw new HttpError('validation_failed', { errors: fieldErrors(r.error.issues, pointer) });
 }
 
-export function parseBody<S extends z.ZodType>(schema: S, ctx: RequestContext): z.output<S> {
-  return parseWith(schema, ctx.json());
+const dotted = (prefix: string) => (p: ReadonlyArray<PropertyKey>) => `${prefix}.${p.map(String).join('.')}`;
+
+/** Parses `value` with `schema`, adding each violation to `errors` under `toPath`. */
+function check(
+  schema: z.ZodType,
+  value: unknown,
+  toPath: (p: ReadonlyArray<PropertyKey>) => string,
+  errors: FieldError[],
+): unknown {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  errors.push(...fieldErrors(r.error.issues, toPath));
+  return undefined;
 }
 
-/**
- * Parses the query string. A parameter given twice is refused rather than silently taking
- * one of the values; errors point at `query.<name>`.
- */
-export function parseQuery<S extends z.ZodType>(schema: S, ctx: RequestContext): z.output<S> {
+/** The query string as an object; a parameter given twice is refused rather than one value kept. */
+function queryObject(searchParams: URLSearchParams, errors: FieldError[]): Record<string, string> {
   const obj: Record<string, string> = {};
-  const errors: FieldError[] = [];
-  for (const [k, v] of ctx.query) {
+  for (const [k, v] of searchParams) {
     if (k in obj) errors.push({ path: `query.${k}`, message: 'given more than once' });
     obj[k] = v;
   }
-  const r = schema.safeParse(obj);
-  if (!r.success) errors.push(...fieldErrors(r.error.issues, (p) => `query.${p.map(String).join('.')}`));
+  return obj;
+}
+
+export interface ValidRequest {
+  params: unknown;
+  query: unknown;
+  body: unknown;
+}
+
+/**
+ * A request checked against its route's declaration, before the handler runs: path
+ * parameters, query and JSON body. Every violation of all three is listed in one 400
+ * (`path.<name>`, `query.<name>`, or a JSON Pointer into the body). Relay routes check their
+ * own bodies (see `RouteAuth`).
+ */
+export function validateRequest(route: Route, ctx: RequestContext): ValidRequest {
+  const errors: FieldError[] = [];
+  const params = check(route.params, ctx.params, dotted('path'), errors);
+  const query = route.query
+    ? check(route.query, queryObject(ctx.searchParams, errors), dotted('query'), errors)
+    : undefined;
+  let body: unknown;
+  if (route.body && route.auth.kind !== 'relay') {
+    // An empty body is `undefined` to a schema that allows it (an optional body), else JSON.
+    const absent = ctx.rawBody.length === 0 && route.body.safeParse(undefined).success;
+    body = absent ? undefined : check(route.body, ctx.json(), pointer, errors);
+  }
   if (errors.length) throw new HttpError('validation_failed', { errors });
-  return (r as { data: z.output<S> }).data;
+  return { params, query, body };
 }
 
 export { pointer as jsonPointer };

@@ -1,5 +1,5 @@
-import type { Resource } from '../auth/scopes.ts';
-import type { FieldError } from '../errors/http-error.ts';
+import { z } from 'zod';
+import { RESOURCES, type Resource } from '../auth/scopes.ts';
 import { formatDigest } from './canonical.ts';
 
 /** Identity of a batch (CONTRACT §3). */
@@ -9,14 +9,8 @@ export interface BatchKey {
   batchId: string;
 }
 
-export type BatchStatus = 'queued' | 'completed' | 'rejected';
-
-/** Why a batch was rejected: the 409/422 problem its sender got, kept for replays and receipts. */
-export interface BatchProblem {
-  code: 'revision_conflict' | 'revision_stale' | 'semantic_invalid' | 'batch_unprocessable';
-  detail: string;
-  errors: FieldError[];
-}
+export const BATCH_STATUSES = ['queued', 'completed', 'rejected'] as const;
+export type BatchStatus = (typeof BATCH_STATUSES)[number];
 
 /** A row of ingest_batches without its payload. */
 export interface BatchRow {
@@ -37,19 +31,29 @@ export interface BatchRow {
  * The receipt of CONTRACT §3. `applied` and `unchanged` count what has been applied so far
  * (0 while queued and when rejected); a rejected receipt also carries its `problem`.
  */
-export interface Receipt {
-  batch_id: string;
-  resource: Resource;
-  status: BatchStatus;
-  received: number;
-  applied: number;
-  unchanged: number;
-  digest: string;
-  replay: boolean;
-  received_at: string;
-  completed_at: string | null;
-  problem?: BatchProblem;
-}
+export const ReceiptSchema = z.object({
+  batch_id: z.string(),
+  resource: z.enum(RESOURCES),
+  status: z.enum(BATCH_STATUSES),
+  received: z.int(),
+  applied: z.int(),
+  unchanged: z.int(),
+  digest: z.string(),
+  replay: z.boolean(),
+  received_at: z.iso.datetime(),
+  completed_at: z.iso.datetime().nullable(),
+  problem: z
+    .object({
+      code: z.enum(['revision_conflict', 'revision_stale', 'semantic_invalid', 'batch_unprocessable']),
+      detail: z.string(),
+      errors: z.array(z.object({ path: z.string(), message: z.string() })),
+    })
+    .optional()
+    .describe('why a rejected batch was refused: the 409/422 problem its sender got'),
+});
+export type Receipt = z.infer<typeof ReceiptSchema>;
+/** Why a batch was rejected: the 409/422 problem its sender got, kept for replays and receipts. */
+export type BatchProblem = NonNullable<Receipt['problem']>;
 
 export function presentReceipt(row: BatchRow, replay: boolean): Receipt {
   return {

@@ -2,16 +2,16 @@ import pTimeout from 'p-timeout';
 import type { AppContext } from '../app-context.ts';
 import type { Resource } from '../auth/scopes.ts';
 import { HttpError, unavailable } from '../errors/http-error.ts';
-import type { JsonResult, RequestContext } from '../http/context.ts';
-import { parseBody } from '../http/validate.ts';
+import type { Principal } from '../auth/principal.ts';
+import type { RouteRequest, TypedResult } from '../http/route.ts';
 import { ingestQuotaOf } from '../limits/site-limits.ts';
 import { enqueue, JOBS } from '../queues/catalog.ts';
 import type { ResultWatch } from '../queues/worker-results.ts';
 import type { AbortWatch } from '../shared/abort.ts';
 import { canonicalBatch, formatDigest } from './canonical.ts';
-import { presentReceipt, receiptPath, type BatchKey, type BatchRow } from './receipt.ts';
+import { presentReceipt, receiptPath, type BatchKey, type BatchRow, type Receipt } from './receipt.ts';
 import { acceptBatch, BATCH_FINISHED_CHANNEL, batchChannelKey, findBatch, parseBatchOutcome } from './repo.ts';
-import { BATCH_SCHEMAS, type IngestBatch } from './schemas.ts';
+import type { IngestBatch } from './schemas.ts';
 import { batchSemanticErrors } from './semantic.ts';
 
 /**
@@ -26,8 +26,12 @@ const ENQUEUE_TIMEOUT_MS = 2000;
  * queued, enqueue its job, then answer with the final receipt (200, or the 409/422 problem of a
  * rejected batch) or, on `Prefer: respond-async` or when INGEST_SYNC_WAIT_MS runs out, 202.
  */
-export async function ingestBatch(ctx: RequestContext, app: AppContext, resource: Resource): Promise<JsonResult> {
-  const body = parseBody(BATCH_SCHEMAS[resource], ctx) as IngestBatch;
+export async function ingestBatch(
+  ctx: RouteRequest<{ readonly siteId: string }, undefined, IngestBatch, Principal>,
+  app: AppContext,
+  resource: Resource,
+): Promise<TypedResult<Receipt>> {
+  const { body } = ctx;
   const semantic = batchSemanticErrors(resource, body.records, Date.now());
   if (semantic.length) {
     throw new HttpError('semantic_invalid', {
@@ -35,13 +39,13 @@ export async function ingestBatch(ctx: RequestContext, app: AppContext, resource
       errors: semantic,
     });
   }
-  const key: BatchKey = { siteId: ctx.params.siteId!.toLowerCase(), resource, batchId: body.batch_id };
+  const key: BatchKey = { siteId: ctx.params.siteId, resource, batchId: body.batch_id };
   // The quota counts records, not requests: one 500-record batch weighs 500 single ones.
   Object.assign(
     ctx.responseHeaders,
     await app.limiter.enforce(
       `ingest-site:${key.siteId}`,
-      { perMinute: await ingestQuotaOf(app, key.siteId, ctx.principal!) },
+      { perMinute: await ingestQuotaOf(app, key.siteId, ctx.principal) },
       "this site's ingest quota (records)",
       body.records.length,
     ),
@@ -133,14 +137,14 @@ async function waitUntilFinished(
   }
 }
 
-function finalAnswer(row: BatchRow, replay: boolean): JsonResult {
+function finalAnswer(row: BatchRow, replay: boolean): TypedResult<Receipt> {
   if (row.status === 'rejected' && row.problem) {
     throw new HttpError(row.problem.code, { detail: row.problem.detail, errors: row.problem.errors });
   }
   return { body: presentReceipt(row, replay) };
 }
 
-function accepted(row: BatchRow, key: BatchKey, replay: boolean, preferenceApplied: boolean): JsonResult {
+function accepted(row: BatchRow, key: BatchKey, replay: boolean, preferenceApplied: boolean): TypedResult<Receipt> {
   return {
     status: 202,
     headers: { location: receiptPath(key), ...(preferenceApplied ? { 'preference-applied': 'respond-async' } : {}) },

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import type { Config } from '../../config/env.ts';
 import { HttpError } from '../errors/http-error.ts';
 import { route, type Route } from '../http/route.ts';
-import { parseBody } from '../http/validate.ts';
 import { updateSiteLimits, type SiteLimitsRow } from './repo.ts';
 import { siteLimits } from './site-limits.ts';
 
@@ -38,29 +37,24 @@ export const limitRoutes: Route[] = [
     method: 'GET',
     path: '/api/v1/sites/:siteId/limits',
     auth: { kind: 'business', scopes: [], adminOnly: true },
-    docs: { summary: "The site's rate limits (platform admin only)", tags: ['sites'], response: SiteLimitsAnswer },
-    handler: async (ctx, app) => {
-      return { body: present(await siteLimits(app, ctx.params.siteId!), app.config) };
-    },
+    response: SiteLimitsAnswer,
+    docs: { summary: "The site's rate limits (platform admin only)", tags: ['sites'] },
+    handler: async ({ params }, app) => ({ body: present(await siteLimits(app, params.siteId), app.config) }),
   }),
   route({
     method: 'PUT',
     path: '/api/v1/sites/:siteId/limits',
     auth: { kind: 'business', scopes: [], adminOnly: true },
-    docs: {
-      summary: "Set the site's rate limits (platform admin only)",
-      tags: ['sites'],
-      body: SiteLimitsSchema,
-      response: SiteLimitsAnswer,
-    },
-    handler: async (ctx, app) => {
-      const body = parseBody(SiteLimitsSchema, ctx);
-      const row = await updateSiteLimits(app.db, ctx.params.siteId!, {
+    body: SiteLimitsSchema,
+    response: SiteLimitsAnswer,
+    docs: { summary: "Set the site's rate limits (platform admin only)", tags: ['sites'] },
+    handler: async ({ params, body, log }, app) => {
+      const row = await updateSiteLimits(app.db, params.siteId, {
         ingestRecordsPerMin: body.ingestRecordsPerMinute,
         credentialRequestsPerMin: body.credentialRequestsPerMinute,
       });
       if (!row) throw new HttpError('site_forbidden');
-      ctx.log.info({ limits: body }, 'site limits set');
+      log.info({ limits: body }, 'site limits set');
       return { body: present(row, app.config) };
     },
   }),

@@ -1,6 +1,8 @@
 import { RESOURCES, type Resource, type Scope } from '../auth/scopes.ts';
 import { route, type Route } from '../http/route.ts';
-import { parseQuery } from '../http/validate.ts';
+import { z } from 'zod';
+import { RECORD_SCHEMAS } from '../ingest/schemas.ts';
+import { pageSchema } from '../shared/pagination.ts';
 import { listRecords } from './repo.ts';
 import { MAX_OFFSET, RecordListQuerySchema } from './schemas.ts';
 
@@ -29,14 +31,16 @@ export const recordRoutes: Route[] = RESOURCES.map((resource) =>
     method: 'GET',
     path: `/api/v1/sites/:siteId/${resource}`,
     auth: { kind: 'business', scopes: [READ_SCOPE[resource]] },
+    query: RecordListQuerySchema,
+    response: pageSchema(RECORD_SCHEMAS[resource].extend({ received_at: z.iso.datetime() })).extend({
+      freshness: z.object({ as_of: z.iso.datetime(), last_ingested_at: z.iso.datetime().nullable() }),
+    }),
     docs: {
       summary: `List ${resource}: the latest revision of each record, ordered by occurred_at then id`,
       tags: ['records'],
-      query: RecordListQuerySchema,
     },
-    handler: async (ctx, app) => {
-      const query = parseQuery(RecordListQuerySchema, ctx);
-      const page = await listRecords(app.db, resource, ctx.params.siteId!.toLowerCase(), query);
+    handler: async ({ params, query }, app) => {
+      const page = await listRecords(app.db, resource, params.siteId, query);
       const next = query.offset + page.rows.length;
       return {
         body: {

@@ -1,7 +1,6 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import { HttpError } from '../errors/http-error.ts';
-import { route, type Route } from '../http/route.ts';
-import { parseBody, parseQuery } from '../http/validate.ts';
+import { route, Uuid, type Route } from '../http/route.ts';
 import { fromNanos } from './money.ts';
 import {
   insertChannel,
@@ -26,14 +25,17 @@ import {
   ModelPutSchema,
   PriceCreateSchema,
   PriceQuerySchema,
+  RelayChannelAnswer,
+  RelayGroupAnswer,
+  RelayModelAnswer,
+  RelayPriceAnswer,
 } from './schemas.ts';
 import { isUniqueViolation, isForeignKeyViolation } from '../db/pg-errors.ts';
-import { uuidParam } from '../http/params.ts';
 
 const admin = { kind: 'business', scopes: [], sessionOnly: true, adminOnly: true } as const;
 const tags = ['relay admin'];
 
-export function presentGroup(g: GroupRow) {
+export function presentGroup(g: GroupRow): z.input<typeof RelayGroupAnswer> {
   return {
     name: g.name,
     models: g.models,
@@ -45,7 +47,7 @@ export function presentGroup(g: GroupRow) {
 }
 
 /** Amounts per million tokens as decimal strings in the price's currency. */
-export function presentPrice(p: PriceRow) {
+export function presentPrice(p: PriceRow): z.input<typeof RelayPriceAnswer> {
   return {
     model: p.model,
     currency: p.currency,
@@ -68,7 +70,7 @@ export function newPrice(p: z.output<typeof PriceCreateSchema>) {
   };
 }
 
-export function presentModel(m: ModelRow) {
+export function presentModel(m: ModelRow): z.input<typeof RelayModelAnswer> {
   return { id: m.id, efforts: m.efforts, kind: m.kind, allowUnpriced: m.allow_unpriced };
 }
 
@@ -78,6 +80,7 @@ export const relayAdminRoutes: Route[] = [
     method: 'GET',
     path: '/api/v1/relay/channels',
     auth: admin,
+    response: z.object({ data: z.array(RelayChannelAnswer) }),
     docs: { summary: 'Every upstream channel (never its API key)', tags },
     handler: async (_ctx, app) => ({
       body: {
@@ -99,9 +102,10 @@ export const relayAdminRoutes: Route[] = [
     method: 'POST',
     path: '/api/v1/relay/channels',
     auth: admin,
-    docs: { summary: 'Add an upstream channel and the models it serves', tags, body: ChannelCreateSchema },
-    handler: async (ctx, app) => {
-      const body = parseBody(ChannelCreateSchema, ctx);
+    body: ChannelCreateSchema,
+    response: z.object({ id: z.uuid() }),
+    docs: { summary: 'Add an upstream channel and the models it serves', tags },
+    handler: async ({ body }, app) => {
       try {
         return { body: await insertChannel(app.db, body) };
       } catch (err) {
@@ -118,6 +122,15 @@ export const relayAdminRoutes: Route[] = [
     method: 'GET',
     path: '/api/v1/relay/models',
     auth: admin,
+    response: z.object({
+      data: z.array(
+        RelayModelAnswer.extend({
+          efforts: RelayModelAnswer.shape.efforts.nullable(),
+          kind: RelayModelAnswer.shape.kind.nullable(),
+          price: RelayPriceAnswer.nullable(),
+        }),
+      ),
+    }),
     docs: {
       summary: 'Every model a channel serves or a setting names, with its settings and the price in force',
       description:
@@ -150,38 +163,37 @@ export const relayAdminRoutes: Route[] = [
     method: 'POST',
     path: '/api/v1/relay/models',
     auth: admin,
+    body: ModelPutSchema,
+    response: RelayModelAnswer,
     docs: {
       summary: "Set a model's kind, accepted efforts and whether keys with a budget may call it unpriced",
       tags,
-      body: ModelPutSchema,
     },
-    handler: async (ctx, app) => ({ body: presentModel(await upsertModel(app.db, parseBody(ModelPutSchema, ctx))) }),
+    handler: async ({ body }, app) => ({ body: presentModel(await upsertModel(app.db, body)) }),
   }),
   route({
     method: 'GET',
     path: '/api/v1/relay/prices',
     auth: admin,
-    docs: {
-      summary: 'Price history, newest first per model (amounts per million tokens)',
-      tags,
-      query: PriceQuerySchema,
-    },
-    handler: async (ctx, app) => ({
-      body: { data: (await priceHistory(app.db, parseQuery(PriceQuerySchema, ctx).model ?? null)).map(presentPrice) },
+    query: PriceQuerySchema,
+    response: z.object({ data: z.array(RelayPriceAnswer) }),
+    docs: { summary: 'Price history, newest first per model (amounts per million tokens)', tags },
+    handler: async ({ query }, app) => ({
+      body: { data: (await priceHistory(app.db, query.model ?? null)).map(presentPrice) },
     }),
   }),
   route({
     method: 'POST',
     path: '/api/v1/relay/prices',
     auth: admin,
+    body: PriceCreateSchema,
+    response: RelayPriceAnswer,
     docs: {
       summary: "Set a model's price per million tokens from now (or a later effectiveAt) on",
       description: 'Reasoning tokens are billed as output. Calls already made keep the cost they were metered with.',
       tags,
-      body: PriceCreateSchema,
     },
-    handler: async (ctx, app) => {
-      const p = parseBody(PriceCreateSchema, ctx);
+    handler: async ({ body: p }, app) => {
       try {
         return { body: presentPrice(await insertPrice(app.db, newPrice(p))) };
       } catch (err) {
@@ -198,6 +210,7 @@ export const relayAdminRoutes: Route[] = [
     method: 'GET',
     path: '/api/v1/relay/groups',
     auth: admin,
+    response: z.object({ data: z.array(RelayGroupAnswer) }),
     docs: { summary: 'Every group: a named set of models with default limits', tags },
     handler: async (_ctx, app) => ({ body: { data: (await listGroups(app.db)).map(presentGroup) } }),
   }),
@@ -205,16 +218,13 @@ export const relayAdminRoutes: Route[] = [
     method: 'PUT',
     path: '/api/v1/relay/groups/:group',
     auth: admin,
-    docs: { summary: 'Create or replace a group; its keys follow within a second', tags, body: GroupPutSchema },
-    handler: async (ctx, app) => {
-      const name = GroupNameSchema.safeParse(ctx.params.group);
-      if (!name.success)
-        throw new HttpError('validation_failed', {
-          errors: [{ path: 'path.group', message: name.error.issues[0]!.message }],
-        });
-      const body = parseBody(GroupPutSchema, ctx);
+    params: z.object({ group: GroupNameSchema }),
+    body: GroupPutSchema,
+    response: RelayGroupAnswer,
+    docs: { summary: 'Create or replace a group; its keys follow within a second', tags },
+    handler: async ({ params, body }, app) => {
       const row = await upsertGroup(app.db, {
-        name: name.data,
+        name: params.group,
         models: body.models,
         rpm: body.requestsPerMinute,
         tpm: body.tokensPerMinute,
@@ -226,15 +236,11 @@ export const relayAdminRoutes: Route[] = [
     method: 'PUT',
     path: '/api/v1/relay/accounts/:accountId/group',
     auth: admin,
-    docs: {
-      summary: 'Move an account into a group; its keys follow within a second',
-      tags,
-      body: AccountGroupSchema,
-      errors: [404],
-    },
-    handler: async (ctx, app) => {
-      const accountId = uuidParam(ctx, 'accountId');
-      const { group } = parseBody(AccountGroupSchema, ctx);
+    params: z.object({ accountId: Uuid }),
+    body: AccountGroupSchema,
+    response: z.object({ accountId: z.uuid(), group: z.string() }),
+    docs: { summary: 'Move an account into a group; its keys follow within a second', tags, errors: [404] },
+    handler: async ({ params: { accountId }, body: { group } }, app) => {
       let row: Awaited<ReturnType<typeof setAccountGroup>>;
       try {
         row = await setAccountGroup(app.db, accountId, group);

@@ -5,7 +5,8 @@ import { findSite } from '../sites/repo.ts';
 import { newRelayKey } from './keys.ts';
 import { fromNanos } from './money.ts';
 import { findKeyOfAccount, groupOfAccount, insertKey, updateKey, type KeySettings, type OwnKeyRow } from './repo.ts';
-import type { KeyCreate, KeyPatch } from './schemas.ts';
+import type { z } from 'zod';
+import type { KeyCreate, KeyPatch, RelayKeyAnswer } from './schemas.ts';
 
 /**
  * Creates a key for an account. Its models must lie inside the account's group, so a key
@@ -95,7 +96,7 @@ async function checkSite(db: Db, accountId: string, siteId: string | null): Prom
     throw new HttpError('validation_failed', { errors: [{ path: '/siteId', message: 'not one of your sites' }] });
 }
 
-export function presentKey(k: OwnKeyRow) {
+export function presentKey(k: OwnKeyRow): z.input<typeof RelayKeyAnswer> {
   return {
     id: k.id,
     name: k.name,

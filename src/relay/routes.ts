@@ -2,7 +2,8 @@ import type { AppContext } from '../app-context.ts';
 import { HttpError } from '../errors/http-error.ts';
 import type { RequestContext } from '../http/context.ts';
 import { mergeHeaders } from '../http/headers.ts';
-import { route, type Route } from '../http/route.ts';
+import { z } from 'zod';
+import { route, type Route, type RouteRequest } from '../http/route.ts';
 import type { ModelCall } from './call.ts';
 import { droppedHeader } from './convert/fields.ts';
 import type { Model } from './directory.ts';
@@ -17,8 +18,8 @@ const relayAuth = { kind: 'relay' } as const;
 const NO_COST: MeteredCost = { cost_nanos: null, currency: null, unpriced: false };
 
 /** POST /v1/responses, /v1/chat/completions, /v1/embeddings: authenticate, route, deliver, meter. */
-function callHandler(protocol: Protocol): Route['handler'] {
-  return async (ctx, app) => {
+function callHandler(protocol: Protocol) {
+  return async (ctx: RouteRequest<unknown, undefined, undefined, null>, app: AppContext): Promise<void> => {
     const relay = app.relay;
     const key = await relay.keys.authenticate(ctx.headers.authorization);
     const started = performance.now();
@@ -110,7 +111,11 @@ function callHandler(protocol: Protocol): Route['handler'] {
  * (see `forward` in call.ts); while a slow client catches up the upstream is not read, so its
  * socket fills and pauses instead of this process's memory.
  */
-async function deliver(ctx: RequestContext, call: ModelCall, firstByte: () => void): Promise<void> {
+async function deliver(
+  ctx: Pick<RequestContext, 'id' | 'reply' | 'responseHeaders'>,
+  call: ModelCall,
+  firstByte: () => void,
+): Promise<void> {
   const headers = mergeHeaders(ctx.responseHeaders, { 'content-type': call.contentType, 'x-request-id': ctx.id });
   if (call.dropped.length) headers['x-radar-dropped-fields'] = droppedHeader(call.dropped);
   if (!call.stream) {
@@ -136,11 +141,19 @@ async function deliver(ctx: RequestContext, call: ModelCall, firstByte: () => vo
   });
 }
 
-function listEntry(m: Model) {
+/** A model as OpenAI's `GET /v1/models` lists it. */
+const ModelEntry = z.object({
+  id: z.string(),
+  object: z.literal('model'),
+  created: z.int(),
+  owned_by: z.string(),
+});
+
+function listEntry(m: Model): z.input<typeof ModelEntry> {
   return { id: m.id, object: 'model', created: m.created, owned_by: 'radar' };
 }
 
-async function keyOf(ctx: RequestContext, app: AppContext) {
+async function keyOf(ctx: Pick<RequestContext, 'headers'>, app: AppContext) {
   const relay = app.relay;
   return { relay, key: await relay.keys.authenticate(ctx.headers.authorization) };
 }
@@ -153,11 +166,11 @@ export const relayRoutes: Route[] = [
     method: 'POST',
     path: '/v1/responses',
     auth: relayAuth,
+    body: RELAY_BODY_SCHEMAS.responses,
     docs: {
       summary: 'Create a model response (Responses protocol)',
       description:
         'Forwarded as sent to a channel speaking Responses, converted for a chat-only channel; `stream: true` answers server-sent events.',
-      body: RELAY_BODY_SCHEMAS.responses,
       errors: UPSTREAM_ERRORS,
     },
     handler: callHandler('responses'),
@@ -166,11 +179,11 @@ export const relayRoutes: Route[] = [
     method: 'POST',
     path: '/v1/chat/completions',
     auth: relayAuth,
+    body: RELAY_BODY_SCHEMAS.chat,
     docs: {
       summary: 'Create a chat completion',
       description:
         'Forwarded as sent to a channel speaking chat completions, converted for a Responses-only channel; `stream: true` answers server-sent events.',
-      body: RELAY_BODY_SCHEMAS.chat,
       errors: UPSTREAM_ERRORS,
     },
     handler: callHandler('chat'),
@@ -179,27 +192,30 @@ export const relayRoutes: Route[] = [
     method: 'POST',
     path: '/v1/embeddings',
     auth: relayAuth,
-    docs: { summary: 'Create embeddings', body: RELAY_BODY_SCHEMAS.embeddings, errors: UPSTREAM_ERRORS },
+    body: RELAY_BODY_SCHEMAS.embeddings,
+    docs: { summary: 'Create embeddings', errors: UPSTREAM_ERRORS },
     handler: callHandler('embeddings'),
   }),
   route({
     method: 'GET',
     path: '/v1/models',
     auth: relayAuth,
+    response: z.object({ object: z.literal('list'), data: z.array(ModelEntry) }),
     docs: { summary: 'List the models this key may call' },
     handler: async (ctx, app) => {
       const { relay, key } = await keyOf(ctx, app);
-      return { body: { object: 'list', data: (await relay.directory.modelsFor(key)).map(listEntry) } };
+      return { body: { object: 'list' as const, data: (await relay.directory.modelsFor(key)).map(listEntry) } };
     },
   }),
   route({
     method: 'GET',
     path: '/v1/models/:model',
     auth: relayAuth,
+    response: ModelEntry,
     docs: { summary: 'Retrieve a model this key may call' },
     handler: async (ctx, app) => {
       const { relay, key } = await keyOf(ctx, app);
-      return { body: listEntry(await relay.directory.modelFor(key, ctx.params.model!)) };
+      return { body: listEntry(await relay.directory.modelFor(key, ctx.params.model)) };
     },
   }),
 ];

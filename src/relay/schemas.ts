@@ -117,3 +117,60 @@ export const KeyPatchSchema = z.strictObject({
   siteId: keySettings.siteId.optional(),
 });
 export type KeyPatch = z.output<typeof KeyPatchSchema>;
+
+/* What the relay's admin and key endpoints answer. */
+
+const Instant = z.iso.datetime();
+/** A decimal amount per million tokens (or of a budget) as a string, never a float: "0.15". */
+const Decimal = z.string().describe('decimal amount, e.g. "0.15"');
+
+export const RelayGroupAnswer = z.object({
+  name: z.string(),
+  models: z.array(z.string()).describe('model ids, or ["*"] for every model'),
+  requestsPerMinute: z.int().nullable(),
+  tokensPerMinute: z.int().nullable(),
+  createdAt: Instant,
+  updatedAt: Instant,
+});
+
+export const RelayPriceAnswer = z.object({
+  model: z.string(),
+  currency: z.string(),
+  effectiveAt: Instant,
+  input: Decimal,
+  cachedInput: Decimal,
+  output: Decimal,
+});
+
+export const RelayModelAnswer = z.object({
+  id: z.string(),
+  efforts: z.array(z.string()),
+  kind: z.enum(['chat', 'embedding']),
+  allowUnpriced: z.boolean(),
+});
+
+export const RelayChannelAnswer = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  baseUrl: z.string(),
+  models: z.array(z.string()),
+  protocols: z.array(z.enum(PROTOCOLS)),
+  priority: z.int(),
+  weight: z.int(),
+  enabled: z.boolean(),
+  createdAt: Instant,
+});
+
+export const RelayKeyAnswer = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  prefix: z.string(),
+  models: z.array(z.string()),
+  requestsPerMinute: z.int().nullable(),
+  tokensPerMinute: z.int().nullable(),
+  budget: z.object({ amount: Decimal, currency: z.string(), period: z.enum(['day', 'month', 'total']) }).nullable(),
+  expiresAt: Instant.nullable(),
+  siteId: z.uuid().nullable(),
+  createdAt: Instant,
+  disabledAt: Instant.nullable(),
+});

@@ -1,7 +1,8 @@
 import type { SiteRow } from './repo.ts';
+import type { Site } from './schemas.ts';
 
 /** The site as the API returns it (CONTRACT §2). */
-export function presentSite(s: SiteRow) {
+export function presentSite(s: SiteRow): Site {
   return {
     id: s.id,
     name: s.name,

@@ -1,6 +1,6 @@
 import type { Db } from '../db/connection.ts';
 import { sqlFile } from '../db/sql-file.ts';
-import type { SiteCategory } from './schemas.ts';
+import type { REVIEW_STATUSES, SiteCategory } from './schemas.ts';
 
 const q = {
   insert: sqlFile('sites/insert.sql'),
@@ -12,7 +12,7 @@ const q = {
   listByStatus: sqlFile('sites/list-by-status.sql'),
 };
 
-export type ReviewStatus = 'pending_review' | 'approved' | 'rejected';
+export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
 
 export interface SiteRow {
   id: string;

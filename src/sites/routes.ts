@@ -1,18 +1,18 @@
+import { z } from 'zod';
 import { HttpError } from '../errors/http-error.ts';
 import { route, type Route } from '../http/route.ts';
-import { parseBody } from '../http/validate.ts';
 import { presentSite } from './present.ts';
 import { findSite, insertSite, listAllSites, listSitesOfAccount, updateSite } from './repo.ts';
-import { SiteSubmitSchema, SiteUpdateSchema } from './schemas.ts';
+import { SiteSchema, SiteSubmitSchema, SiteUpdateSchema } from './schemas.ts';
 
 export const siteRoutes: Route[] = [
   route({
     method: 'GET',
     path: '/api/v1/me/sites',
     auth: { kind: 'business', scopes: ['sites:read'] },
+    response: z.object({ data: z.array(SiteSchema) }),
     docs: { summary: 'Sites the caller may act on', tags: ['sites'] },
-    handler: async (ctx, app) => {
-      const p = ctx.principal!;
+    handler: async ({ principal: p }, app) => {
       let rows: Awaited<ReturnType<typeof listAllSites>>;
       if (p.kind === 'credential') {
         const own = await findSite(app.db, p.siteId);
@@ -27,10 +27,11 @@ export const siteRoutes: Route[] = [
     method: 'POST',
     path: '/api/v1/me/sites',
     auth: { kind: 'business', scopes: ['sites:write'], sessionOnly: true },
-    docs: { summary: 'Submit a site for review', tags: ['sites'], body: SiteSubmitSchema },
+    body: SiteSubmitSchema,
+    response: SiteSchema,
+    docs: { summary: 'Submit a site for review', tags: ['sites'] },
     handler: async (ctx, app) => {
-      const body = parseBody(SiteSubmitSchema, ctx);
-      const site = await insertSite(app.db, ctx.principal!.accountId, body);
+      const site = await insertSite(app.db, ctx.principal.accountId, ctx.body);
       ctx.log.info({ siteId: site.id }, 'site submitted');
       return { body: presentSite(site) };
     },
@@ -39,9 +40,10 @@ export const siteRoutes: Route[] = [
     method: 'GET',
     path: '/api/v1/sites/:siteId',
     auth: { kind: 'business', scopes: ['sites:read'] },
+    response: SiteSchema,
     docs: { summary: 'The site profile', tags: ['sites'] },
-    handler: async (ctx, app) => {
-      const site = await findSite(app.db, ctx.params.siteId!);
+    handler: async ({ params }, app) => {
+      const site = await findSite(app.db, params.siteId);
       if (!site) throw new HttpError('site_forbidden');
       return { body: presentSite(site) };
     },
@@ -50,15 +52,9 @@ export const siteRoutes: Route[] = [
     method: 'PATCH',
     path: '/api/v1/sites/:siteId',
     auth: { kind: 'business', scopes: ['sites:write'], sessionOnly: true },
-    docs: {
-      summary: 'Update a site; a change of public content returns it to review',
-      tags: ['sites'],
-      body: SiteUpdateSchema,
-    },
-    handler: async (ctx, app) => {
-      const body = parseBody(SiteUpdateSchema, ctx);
-      const site = await updateSite(app.db, ctx.params.siteId!, body);
-      return { body: presentSite(site) };
-    },
+    body: SiteUpdateSchema,
+    response: SiteSchema,
+    docs: { summary: 'Update a site; a change of public content returns it to review', tags: ['sites'] },
+    handler: async ({ params, body }, app) => ({ body: presentSite(await updateSite(app.db, params.siteId, body)) }),
   }),
 ];

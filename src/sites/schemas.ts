@@ -19,5 +19,21 @@ export const SiteSubmitSchema = z.strictObject({ ...fields, publicMetrics: field
 /** PATCH /sites/{siteId} (spec 2.5): every field optional, none extra. */
 export const SiteUpdateSchema = z.strictObject(fields).partial();
 
+export const REVIEW_STATUSES = ['pending_review', 'approved', 'rejected'] as const;
+
+/** A site as the API answers it (CONTRACT §2). */
+export const SiteSchema = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  websiteUrl: z.string(),
+  description: z.string(),
+  category: z.enum(SITE_CATEGORIES),
+  publicMetrics: z.boolean(),
+  reviewStatus: z.enum(REVIEW_STATUSES),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+});
+export type Site = z.infer<typeof SiteSchema>;
+
 export type SiteSubmit = z.infer<typeof SiteSubmitSchema>;
 export type SiteUpdate = z.infer<typeof SiteUpdateSchema>;

@@ -47,3 +47,23 @@ test('request bodies come from the validating schemas', () => {
   assert.equal(cred.properties.expiresInDays.maximum, 365);
   assert.equal(cred.properties.scopes.maxItems, 25);
 });
+
+test('answers come from the declared response schemas, and error lists from the declared input', () => {
+  const ok = (path: string, method: string) =>
+    doc.paths[path][method].responses['200'].content['application/json'].schema;
+  const sites = ok('/api/v1/me/sites', 'get');
+  assert.deepEqual(sites.properties.data.items.properties.reviewStatus.enum, [
+    'pending_review',
+    'approved',
+    'rejected',
+  ]);
+  const receipt = ok('/api/v1/sites/{siteId}/ingest/receipts/{batchId}', 'get');
+  assert.ok(receipt.required.includes('digest'));
+  const overview = ok('/api/v1/sites/{siteId}/analytics/overview', 'get');
+  assert.deepEqual(Object.keys(overview.properties).sort(), ['coverage', 'currencies', 'data', 'freshness']);
+  // A UUID path parameter can be refused, so its route lists 400; a bare string cannot.
+  const disable = doc.paths['/api/v1/admin/accounts/{accountId}'].patch;
+  assert.equal(disable.parameters[0].schema.format, 'uuid');
+  assert.ok(disable.responses['400']);
+  assert.equal(doc.paths['/api/v1/me/relay-keys/{keyId}'].delete.responses['400'], undefined);
+});

@@ -4,7 +4,7 @@ import type { Route } from '../../src/http/route.ts';
 import { Router } from '../../src/http/router.ts';
 
 const r = (method: string, path: string): Route =>
-  ({ method, path, auth: { kind: 'public' }, handler: async () => undefined }) as Route;
+  ({ method, path, auth: { kind: 'public' }, handler: async () => undefined }) as unknown as Route;
 
 const routes = [
   r('POST', '/v1/chat/completions'),

@@ -1,6 +1,6 @@
 import createClient from 'openapi-fetch';
 import { navigate } from 'wouter/use-browser-location';
-import type { Problem } from './responses.ts';
+import type { Problem } from './types.ts';
 import type { paths } from './schema.d.ts';
 
 /**
@@ -41,8 +41,8 @@ api.use({
   },
 });
 
-/** The body of a successful answer as `T`, or an ApiError with the problem. */
-export async function call<T>(request: Promise<{ data?: unknown; error?: unknown; response: Response }>): Promise<T> {
+/** The body of a successful answer, typed by the OpenAPI document, or an ApiError with the problem. */
+export async function call<T>(request: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
   const { data, error, response } = await request;
   if (!response.ok) throw new ApiError(response.status, (error as Problem | undefined) ?? null);
   return data as T;

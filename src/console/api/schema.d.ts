@@ -225,7 +225,10 @@ export interface paths {
   "/api/v1/sites/{siteId}/geo/runs": {
     /** GEO runs, newest first, with their answer counts */
     get: operations["getApiV1SitesSiteIdGeoRuns"];
-    /** Start a run now: every prompt asked of every configured model */
+    /**
+     * Start a run now: every prompt asked of every configured model; answered `queued`
+     * @description GET geo/runs shows its progress.
+     */
     post: operations["postApiV1SitesSiteIdGeoRuns"];
   };
   "/api/v1/sites/{siteId}/geo/answers": {
@@ -257,7 +260,10 @@ export interface paths {
     get: operations["getApiV1SitesSiteIdGeoSiteChecks"];
   };
   "/api/v1/sites/{siteId}/geo/audits": {
-    /** Audit a public page (needs an Idempotency-Key header of 8 to 100 characters) */
+    /**
+     * Audit a public page (needs an Idempotency-Key header of 8 to 100 characters)
+     * @description The key is claimed with the body's digest in one statement, so of two concurrent first requests one runs the audit and the other sees it running (409).
+     */
     post: operations["postApiV1SitesSiteIdGeoAudits"];
   };
   "/api/v1/sites/{siteId}/analytics/overview": {
@@ -436,7 +442,10 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** @constant */
+            status: "ok";
+          };
         };
       };
     };
@@ -447,7 +456,14 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** @constant */
+            status: "ready";
+            /** @constant */
+            postgres: "ok";
+            /** @constant */
+            redis: "ok";
+          };
         };
       };
       /** @description Persistence unavailable */
@@ -464,7 +480,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": unknown;
         };
       };
       /** @description Login or credential required */
@@ -490,7 +506,20 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            account: {
+              /** Format: uuid */
+              id: string;
+              email: string;
+              name: string | null;
+              admin: boolean;
+              /** Format: date-time */
+              createdAt: string;
+              disabledAt: string | null;
+            };
+            /** Format: date-time */
+            expiresAt: string;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -531,7 +560,9 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            loggedOut: boolean;
+          };
         };
       };
       /** @description Login or credential required */
@@ -566,7 +597,26 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            email: string;
+            name: string | null;
+            admin: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            disabledAt: string | null;
+            /** @description present when a credential calls: the credential, which speaks for its site only */
+            credential?: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              siteId: string;
+              /** @enum {string} */
+              kind: "read" | "ingest";
+              scopes: ("account:read" | "account:billing:read" | "sites:read" | "submissions:read" | "referrals:read" | "analytics:read" | "customers:read" | "events:read" | "finance:read" | "monitoring:read" | "reports:read" | "actions:read" | "exports:read" | "geo:read" | "geo:evidence:read" | "sites:write" | "credentials:manage" | "exports:create" | "geo:configure" | "geo:manage" | "geo:run" | "ingest:receipt:read" | "ingest:customers:write" | "ingest:events:write" | "ingest:orders:write" | "ingest:payments:write" | "ingest:refunds:write" | "ingest:subscriptions:write" | "ingest:costs:write" | "ingest:campaigns:write" | "ingest:expenses:write" | "ingest:observations:write" | "ingest:summaries:write")[];
+            };
+          };
         };
       };
       /** @description Login or credential required */
@@ -601,7 +651,9 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            open: boolean;
+          };
         };
       };
     };
@@ -623,7 +675,20 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            account: {
+              /** Format: uuid */
+              id: string;
+              email: string;
+              name: string | null;
+              admin: boolean;
+              /** Format: date-time */
+              createdAt: string;
+              disabledAt: string | null;
+            };
+            /** Format: date-time */
+            expiresAt: string;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -664,7 +729,18 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                /** Format: uuid */
+                id: string;
+                email: string;
+                name: string | null;
+                admin: boolean;
+                /** Format: date-time */
+                createdAt: string;
+                disabledAt: string | null;
+              })[];
+          };
         };
       };
       /** @description Login or credential required */
@@ -711,7 +787,16 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            email: string;
+            name: string | null;
+            admin: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            disabledAt: string | null;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -782,7 +867,16 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            email: string;
+            name: string | null;
+            admin: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            disabledAt: string | null;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -852,7 +946,25 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                /** Format: uuid */
+                id: string;
+                name: string;
+                websiteUrl: string;
+                description: string;
+                /** @enum {string} */
+                category: "writing" | "chat" | "image" | "video" | "audio" | "developer" | "automation" | "search" | "api" | "education" | "productivity" | "other";
+                publicMetrics: boolean;
+                /** @enum {string} */
+                reviewStatus: "pending_review" | "approved" | "rejected";
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                ownerEmail: string;
+              })[];
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -906,7 +1018,22 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            websiteUrl: string;
+            description: string;
+            /** @enum {string} */
+            category: "writing" | "chat" | "image" | "video" | "audio" | "developer" | "automation" | "search" | "api" | "education" | "productivity" | "other";
+            publicMetrics: boolean;
+            /** @enum {string} */
+            reviewStatus: "pending_review" | "approved" | "rejected";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -959,7 +1086,24 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                /** Format: uuid */
+                id: string;
+                name: string;
+                websiteUrl: string;
+                description: string;
+                /** @enum {string} */
+                category: "writing" | "chat" | "image" | "video" | "audio" | "developer" | "automation" | "search" | "api" | "education" | "productivity" | "other";
+                publicMetrics: boolean;
+                /** @enum {string} */
+                reviewStatus: "pending_review" | "approved" | "rejected";
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+              })[];
+          };
         };
       };
       /** @description Login or credential required */
@@ -1008,7 +1152,22 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            websiteUrl: string;
+            description: string;
+            /** @enum {string} */
+            category: "writing" | "chat" | "image" | "video" | "audio" | "developer" | "automation" | "search" | "api" | "education" | "productivity" | "other";
+            publicMetrics: boolean;
+            /** @enum {string} */
+            reviewStatus: "pending_review" | "approved" | "rejected";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -1066,7 +1225,22 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            websiteUrl: string;
+            description: string;
+            /** @enum {string} */
+            category: "writing" | "chat" | "image" | "video" | "audio" | "developer" | "automation" | "search" | "api" | "education" | "productivity" | "other";
+            publicMetrics: boolean;
+            /** @enum {string} */
+            reviewStatus: "pending_review" | "approved" | "rejected";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -1125,7 +1299,22 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            websiteUrl: string;
+            description: string;
+            /** @enum {string} */
+            category: "writing" | "chat" | "image" | "video" | "audio" | "developer" | "automation" | "search" | "api" | "education" | "productivity" | "other";
+            publicMetrics: boolean;
+            /** @enum {string} */
+            reviewStatus: "pending_review" | "approved" | "rejected";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -1313,7 +1502,23 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** @enum {string} */
+                kind: "read" | "ingest";
+                scopes: ("account:read" | "account:billing:read" | "sites:read" | "submissions:read" | "referrals:read" | "analytics:read" | "customers:read" | "events:read" | "finance:read" | "monitoring:read" | "reports:read" | "actions:read" | "exports:read" | "geo:read" | "geo:evidence:read" | "sites:write" | "credentials:manage" | "exports:create" | "geo:configure" | "geo:manage" | "geo:run" | "ingest:receipt:read" | "ingest:customers:write" | "ingest:events:write" | "ingest:orders:write" | "ingest:payments:write" | "ingest:refunds:write" | "ingest:subscriptions:write" | "ingest:costs:write" | "ingest:campaigns:write" | "ingest:expenses:write" | "ingest:observations:write" | "ingest:summaries:write")[];
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                expiresAt: string;
+                prefix: string;
+                revokedAt: string | null;
+                requestsPerMinute: number | null;
+              })[];
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -1376,7 +1581,23 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            kind: "read" | "ingest";
+            scopes: ("account:read" | "account:billing:read" | "sites:read" | "submissions:read" | "referrals:read" | "analytics:read" | "customers:read" | "events:read" | "finance:read" | "monitoring:read" | "reports:read" | "actions:read" | "exports:read" | "geo:read" | "geo:evidence:read" | "sites:write" | "credentials:manage" | "exports:create" | "geo:configure" | "geo:manage" | "geo:run" | "ingest:receipt:read" | "ingest:customers:write" | "ingest:events:write" | "ingest:orders:write" | "ingest:payments:write" | "ingest:refunds:write" | "ingest:subscriptions:write" | "ingest:costs:write" | "ingest:campaigns:write" | "ingest:expenses:write" | "ingest:observations:write" | "ingest:summaries:write")[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string;
+            prefix: string;
+            revokedAt: string | null;
+            requestsPerMinute: number | null;
+            /** @description shown once, in this answer only */
+            secret: string;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -1435,7 +1656,21 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            kind: "read" | "ingest";
+            scopes: ("account:read" | "account:billing:read" | "sites:read" | "submissions:read" | "referrals:read" | "analytics:read" | "customers:read" | "events:read" | "finance:read" | "monitoring:read" | "reports:read" | "actions:read" | "exports:read" | "geo:read" | "geo:evidence:read" | "sites:write" | "credentials:manage" | "exports:create" | "geo:configure" | "geo:manage" | "geo:run" | "ingest:receipt:read" | "ingest:customers:write" | "ingest:events:write" | "ingest:orders:write" | "ingest:payments:write" | "ingest:refunds:write" | "ingest:subscriptions:write" | "ingest:costs:write" | "ingest:campaigns:write" | "ingest:expenses:write" | "ingest:observations:write" | "ingest:summaries:write")[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string;
+            prefix: string;
+            revokedAt: string | null;
+            requestsPerMinute: number | null;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -1510,7 +1745,31 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            batch_id: string;
+            /** @enum {string} */
+            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
+            /** @enum {string} */
+            status: "queued" | "completed" | "rejected";
+            received: number;
+            applied: number;
+            unchanged: number;
+            digest: string;
+            replay: boolean;
+            /** Format: date-time */
+            received_at: string;
+            completed_at: string | null;
+            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
+            problem?: {
+              /** @enum {string} */
+              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
+              detail: string;
+              errors: {
+                  path: string;
+                  message: string;
+                }[];
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -1616,7 +1875,31 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            batch_id: string;
+            /** @enum {string} */
+            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
+            /** @enum {string} */
+            status: "queued" | "completed" | "rejected";
+            received: number;
+            applied: number;
+            unchanged: number;
+            digest: string;
+            replay: boolean;
+            /** Format: date-time */
+            received_at: string;
+            completed_at: string | null;
+            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
+            problem?: {
+              /** @enum {string} */
+              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
+              detail: string;
+              errors: {
+                  path: string;
+                  message: string;
+                }[];
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -1712,7 +1995,31 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            batch_id: string;
+            /** @enum {string} */
+            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
+            /** @enum {string} */
+            status: "queued" | "completed" | "rejected";
+            received: number;
+            applied: number;
+            unchanged: number;
+            digest: string;
+            replay: boolean;
+            /** Format: date-time */
+            received_at: string;
+            completed_at: string | null;
+            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
+            problem?: {
+              /** @enum {string} */
+              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
+              detail: string;
+              errors: {
+                  path: string;
+                  message: string;
+                }[];
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -1808,7 +2115,31 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            batch_id: string;
+            /** @enum {string} */
+            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
+            /** @enum {string} */
+            status: "queued" | "completed" | "rejected";
+            received: number;
+            applied: number;
+            unchanged: number;
+            digest: string;
+            replay: boolean;
+            /** Format: date-time */
+            received_at: string;
+            completed_at: string | null;
+            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
+            problem?: {
+              /** @enum {string} */
+              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
+              detail: string;
+              errors: {
+                  path: string;
+                  message: string;
+                }[];
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -1903,7 +2234,31 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            batch_id: string;
+            /** @enum {string} */
+            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
+            /** @enum {string} */
+            status: "queued" | "completed" | "rejected";
+            received: number;
+            applied: number;
+            unchanged: number;
+            digest: string;
+            replay: boolean;
+            /** Format: date-time */
+            received_at: string;
+            completed_at: string | null;
+            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
+            problem?: {
+              /** @enum {string} */
+              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
+              detail: string;
+              errors: {
+                  path: string;
+                  message: string;
+                }[];
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -2001,7 +2356,31 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            batch_id: string;
+            /** @enum {string} */
+            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
+            /** @enum {string} */
+            status: "queued" | "completed" | "rejected";
+            received: number;
+            applied: number;
+            unchanged: number;
+            digest: string;
+            replay: boolean;
+            /** Format: date-time */
+            received_at: string;
+            completed_at: string | null;
+            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
+            problem?: {
+              /** @enum {string} */
+              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
+              detail: string;
+              errors: {
+                  path: string;
+                  message: string;
+                }[];
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -2098,7 +2477,31 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            batch_id: string;
+            /** @enum {string} */
+            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
+            /** @enum {string} */
+            status: "queued" | "completed" | "rejected";
+            received: number;
+            applied: number;
+            unchanged: number;
+            digest: string;
+            replay: boolean;
+            /** Format: date-time */
+            received_at: string;
+            completed_at: string | null;
+            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
+            problem?: {
+              /** @enum {string} */
+              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
+              detail: string;
+              errors: {
+                  path: string;
+                  message: string;
+                }[];
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -2196,7 +2599,31 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            batch_id: string;
+            /** @enum {string} */
+            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
+            /** @enum {string} */
+            status: "queued" | "completed" | "rejected";
+            received: number;
+            applied: number;
+            unchanged: number;
+            digest: string;
+            replay: boolean;
+            /** Format: date-time */
+            received_at: string;
+            completed_at: string | null;
+            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
+            problem?: {
+              /** @enum {string} */
+              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
+              detail: string;
+              errors: {
+                  path: string;
+                  message: string;
+                }[];
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -2293,7 +2720,31 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            batch_id: string;
+            /** @enum {string} */
+            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
+            /** @enum {string} */
+            status: "queued" | "completed" | "rejected";
+            received: number;
+            applied: number;
+            unchanged: number;
+            digest: string;
+            replay: boolean;
+            /** Format: date-time */
+            received_at: string;
+            completed_at: string | null;
+            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
+            problem?: {
+              /** @enum {string} */
+              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
+              detail: string;
+              errors: {
+                  path: string;
+                  message: string;
+                }[];
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -2390,7 +2841,31 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            batch_id: string;
+            /** @enum {string} */
+            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
+            /** @enum {string} */
+            status: "queued" | "completed" | "rejected";
+            received: number;
+            applied: number;
+            unchanged: number;
+            digest: string;
+            replay: boolean;
+            /** Format: date-time */
+            received_at: string;
+            completed_at: string | null;
+            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
+            problem?: {
+              /** @enum {string} */
+              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
+              detail: string;
+              errors: {
+                  path: string;
+                  message: string;
+                }[];
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -2494,7 +2969,31 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            batch_id: string;
+            /** @enum {string} */
+            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
+            /** @enum {string} */
+            status: "queued" | "completed" | "rejected";
+            received: number;
+            applied: number;
+            unchanged: number;
+            digest: string;
+            replay: boolean;
+            /** Format: date-time */
+            received_at: string;
+            completed_at: string | null;
+            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
+            problem?: {
+              /** @enum {string} */
+              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
+              detail: string;
+              errors: {
+                  path: string;
+                  message: string;
+                }[];
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -2567,7 +3066,33 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                batch_id: string;
+                /** @enum {string} */
+                resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
+                /** @enum {string} */
+                status: "queued" | "completed" | "rejected";
+                received: number;
+                applied: number;
+                unchanged: number;
+                digest: string;
+                replay: boolean;
+                /** Format: date-time */
+                received_at: string;
+                completed_at: string | null;
+                /** @description why a rejected batch was refused: the 409/422 problem its sender got */
+                problem?: {
+                  /** @enum {string} */
+                  code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
+                  detail: string;
+                  errors: {
+                      path: string;
+                      message: string;
+                    }[];
+                };
+              })[];
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -2617,7 +3142,31 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            batch_id: string;
+            /** @enum {string} */
+            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
+            /** @enum {string} */
+            status: "queued" | "completed" | "rejected";
+            received: number;
+            applied: number;
+            unchanged: number;
+            digest: string;
+            replay: boolean;
+            /** Format: date-time */
+            received_at: string;
+            completed_at: string | null;
+            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
+            problem?: {
+              /** @enum {string} */
+              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
+              detail: string;
+              errors: {
+                  path: string;
+                  message: string;
+                }[];
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -2675,7 +3224,32 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                created_at: string;
+                customer_id: string;
+                occurred_at: string;
+                /** @default 1 */
+                revision?: number;
+                /** @enum {string} */
+                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
+                /** @enum {string} */
+                status: "active" | "inactive" | "deleted";
+                /** Format: date-time */
+                received_at: string;
+              })[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+              next_offset: number | null;
+            };
+            freshness: {
+              /** Format: date-time */
+              as_of: string;
+              last_ingested_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -2727,7 +3301,45 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                activation_definition?: string;
+                campaign_id?: string;
+                event_id: string;
+                /** @enum {string} */
+                event_type: "visit" | "registration_completed" | "activation_completed" | "usage" | "workflow_completed" | "order_paid" | "subscription_cancelled";
+                external_user_id?: string;
+                occurred_at: string;
+                properties?: {
+                  channel?: string;
+                  country?: string;
+                  /** @enum {string} */
+                  device?: "desktop" | "mobile" | "tablet" | "other";
+                  feature?: string;
+                  plan_id?: string;
+                  product_category?: string;
+                  quantity?: number;
+                };
+                /** @default 1 */
+                revision?: number;
+                session_id?: string;
+                /** @enum {string} */
+                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
+                /** Format: date-time */
+                received_at: string;
+              })[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+              next_offset: number | null;
+            };
+            freshness: {
+              /** Format: date-time */
+              as_of: string;
+              last_ingested_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -2779,7 +3391,35 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                amount_minor: number;
+                currency: string;
+                external_user_id?: string;
+                occurred_at: string;
+                order_id: string;
+                plan_id?: string;
+                /** @default 1 */
+                revision?: number;
+                /** @enum {string} */
+                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
+                /** @enum {string} */
+                status: "pending" | "paid" | "cancelled" | "expired";
+                /** Format: date-time */
+                received_at: string;
+              })[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+              next_offset: number | null;
+            };
+            freshness: {
+              /** Format: date-time */
+              as_of: string;
+              last_ingested_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -2831,7 +3471,35 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                amount_minor: number;
+                currency: string;
+                external_user_id?: string;
+                occurred_at: string;
+                order_id: string;
+                payment_id: string;
+                /** @default 1 */
+                revision?: number;
+                /** @enum {string} */
+                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
+                /** @enum {string} */
+                status: "pending" | "succeeded" | "failed";
+                /** Format: date-time */
+                received_at: string;
+              })[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+              next_offset: number | null;
+            };
+            freshness: {
+              /** Format: date-time */
+              as_of: string;
+              last_ingested_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -2883,7 +3551,34 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                amount_minor: number;
+                currency: string;
+                occurred_at: string;
+                payment_id: string;
+                refund_id: string;
+                /** @default 1 */
+                revision?: number;
+                /** @enum {string} */
+                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
+                /** @enum {string} */
+                status: "pending" | "succeeded" | "failed";
+                /** Format: date-time */
+                received_at: string;
+              })[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+              next_offset: number | null;
+            };
+            freshness: {
+              /** Format: date-time */
+              as_of: string;
+              last_ingested_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -2935,7 +3630,37 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                amount_minor: number;
+                currency: string;
+                external_user_id: string;
+                occurred_at: string;
+                period_end: string;
+                period_start: string;
+                plan_id: string;
+                /** @default 1 */
+                revision?: number;
+                /** @enum {string} */
+                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
+                /** @enum {string} */
+                status: "trialing" | "active" | "past_due" | "cancelled" | "expired";
+                subscription_id: string;
+                /** Format: date-time */
+                received_at: string;
+              })[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+              next_offset: number | null;
+            };
+            freshness: {
+              /** Format: date-time */
+              as_of: string;
+              last_ingested_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -2987,7 +3712,36 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                amount_minor: number;
+                /** @enum {string} */
+                category: "usage" | "infrastructure" | "operations" | "other";
+                cost_id: string;
+                currency: string;
+                event_id?: string;
+                occurred_at: string;
+                period_end: string;
+                period_start: string;
+                /** @default 1 */
+                revision?: number;
+                /** @enum {string} */
+                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
+                /** Format: date-time */
+                received_at: string;
+              })[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+              next_offset: number | null;
+            };
+            freshness: {
+              /** Format: date-time */
+              as_of: string;
+              last_ingested_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3039,7 +3793,37 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                campaign_id: string;
+                /** @enum {string} */
+                channel: "search" | "social" | "email" | "referral" | "paid" | "direct" | "other";
+                content_ref?: string;
+                ends_at?: string;
+                name: string;
+                occurred_at: string;
+                /** @default 1 */
+                revision?: number;
+                /** @enum {string} */
+                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
+                starts_at: string;
+                /** @enum {string} */
+                status: "active" | "paused" | "ended";
+                /** Format: date-time */
+                received_at: string;
+              })[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+              next_offset: number | null;
+            };
+            freshness: {
+              /** Format: date-time */
+              as_of: string;
+              last_ingested_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3091,7 +3875,36 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                amount_minor: number;
+                campaign_id: string;
+                /** @enum {string} */
+                cost_scope: "advertising" | "content" | "agency" | "other";
+                currency: string;
+                expense_id: string;
+                occurred_at: string;
+                period_end: string;
+                period_start: string;
+                /** @default 1 */
+                revision?: number;
+                /** @enum {string} */
+                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
+                /** Format: date-time */
+                received_at: string;
+              })[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+              next_offset: number | null;
+            };
+            freshness: {
+              /** Format: date-time */
+              as_of: string;
+              last_ingested_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3143,7 +3956,36 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                latency_ms: number | null;
+                observation_id: string;
+                occurred_at: string;
+                region?: string;
+                /** @default 1 */
+                revision?: number;
+                /** @enum {string} */
+                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
+                /** @enum {string} */
+                status: "healthy" | "degraded" | "down" | "unknown";
+                target_ref: string;
+                /** @enum {string} */
+                target_type: "website" | "workflow" | "api";
+                /** Format: date-time */
+                received_at: string;
+              })[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+              next_offset: number | null;
+            };
+            freshness: {
+              /** Format: date-time */
+              as_of: string;
+              last_ingested_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3195,7 +4037,43 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                currency?: string;
+                definition_version: string;
+                /** @default {} */
+                dimensions?: {
+                  campaign_id?: string;
+                  channel?: string;
+                };
+                /** @enum {string} */
+                metric: "visits" | "registrations" | "activations" | "active_users" | "receipts" | "refunds" | "costs";
+                occurred_at: string;
+                period_end: string;
+                period_start: string;
+                /** @default 1 */
+                revision?: number;
+                /** @enum {string} */
+                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
+                summary_id: string;
+                /** @enum {string} */
+                unit: "count" | "minor_currency";
+                value: number;
+                /** Format: date-time */
+                received_at: string;
+              })[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+              next_offset: number | null;
+            };
+            freshness: {
+              /** Format: date-time */
+              as_of: string;
+              last_ingested_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3241,7 +4119,28 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+              brand: {
+                name: string;
+                aliases: string[];
+              };
+              competitors: {
+                  name: string;
+                  aliases: string[];
+                }[];
+              models: string[];
+              locale: string;
+              schedule: {
+                cron: string;
+                tz?: string;
+              } | null;
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+            }) | null;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3312,7 +4211,26 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            brand: {
+              name: string;
+              aliases: string[];
+            };
+            competitors: {
+                name: string;
+                aliases: string[];
+              }[];
+            models: string[];
+            locale: string;
+            schedule: {
+              cron: string;
+              tz?: string;
+            } | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3374,7 +4292,21 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: {
+                /** Format: uuid */
+                id: string;
+                text: string;
+                /** Format: date-time */
+                created_at: string;
+              }[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+              next_offset: number | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3427,7 +4359,15 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            text: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description false: the prompt was tracked already */
+            created: boolean;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3497,7 +4437,36 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                trigger: "manual" | "schedule";
+                /** @enum {string} */
+                status: "queued" | "running" | "succeeded" | "partial" | "failed";
+                scheduled_for: string | null;
+                models: string[];
+                prompts: number;
+                answers: {
+                  total: number;
+                  succeeded: number;
+                  failed: number;
+                  pending: number;
+                };
+                error: string | null;
+                /** Format: date-time */
+                created_at: string;
+                started_at: string | null;
+                finished_at: string | null;
+              })[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+              next_offset: number | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3532,14 +4501,17 @@ export interface operations {
       };
     };
   };
-  /** Start a run now: every prompt asked of every configured model */
+  /**
+   * Start a run now: every prompt asked of every configured model; answered `queued`
+   * @description GET geo/runs shows its progress.
+   */
   postApiV1SitesSiteIdGeoRuns: {
     parameters: {
       path: {
         siteId: string;
       };
     };
-    requestBody: {
+    requestBody?: {
       content: {
         "application/json": Record<string, never>;
       };
@@ -3548,7 +4520,28 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            trigger: "manual" | "schedule";
+            /** @enum {string} */
+            status: "queued" | "running" | "succeeded" | "partial" | "failed";
+            scheduled_for: string | null;
+            models: string[];
+            prompts: number;
+            answers: {
+              total: number;
+              succeeded: number;
+              failed: number;
+              pending: number;
+            };
+            error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            started_at: string | null;
+            finished_at: string | null;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3621,7 +4614,48 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                run_id: string;
+                prompt_id: string | null;
+                prompt: string;
+                model: string;
+                /** @enum {string} */
+                status: "pending" | "succeeded" | "failed";
+                text: string | null;
+                error: string | null;
+                brand: {
+                  mentioned: boolean;
+                  position: number | null;
+                };
+                mentions: ({
+                    name: string;
+                    /** @enum {string} */
+                    kind: "brand" | "competitor";
+                    position: number;
+                    count: number;
+                  })[];
+                citations: ({
+                    url: string;
+                    domain: string;
+                    /** @enum {string} */
+                    source: "annotation" | "text";
+                    own_domain: boolean;
+                  })[];
+                /** Format: date-time */
+                created_at: string;
+                answered_at: string | null;
+              })[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+              next_offset: number | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3676,7 +4710,25 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: {
+                url: string;
+                domain: string;
+                own_domain: boolean;
+                answers: number;
+                models: string[];
+                /** Format: date-time */
+                first_cited_at: string;
+                /** Format: date-time */
+                last_cited_at: string;
+              }[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+              next_offset: number | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3727,7 +4779,97 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: {
+              overall: {
+                answers: number;
+                mention_rate: {
+                  value: number | null;
+                  numerator: number;
+                  denominator: number;
+                };
+                share_of_voice: {
+                  value: number | null;
+                  numerator: number;
+                  denominator: number;
+                };
+                citation_rate: {
+                  value: number | null;
+                  numerator: number;
+                  denominator: number;
+                };
+                average_position: number | null;
+              };
+              models: {
+                [key: string]: {
+                  answers: number;
+                  mention_rate: {
+                    value: number | null;
+                    numerator: number;
+                    denominator: number;
+                  };
+                  share_of_voice: {
+                    value: number | null;
+                    numerator: number;
+                    denominator: number;
+                  };
+                  citation_rate: {
+                    value: number | null;
+                    numerator: number;
+                    denominator: number;
+                  };
+                  average_position: number | null;
+                };
+              };
+              entities: ({
+                  name: string;
+                  /** @enum {string} */
+                  kind: "brand" | "competitor";
+                  answers: number;
+                  mention_rate: {
+                    value: number | null;
+                    numerator: number;
+                    denominator: number;
+                  };
+                  average_position: number | null;
+                })[];
+              coverage: {
+                runs: {
+                  succeeded: number;
+                  partial: number;
+                  failed: number;
+                  in_progress: number;
+                  rate: {
+                    value: number | null;
+                    numerator: number;
+                    denominator: number;
+                  };
+                };
+                models: {
+                  configured: string[];
+                  answered: string[];
+                  rate: {
+                    value: number | null;
+                    numerator: number;
+                    denominator: number;
+                  };
+                };
+              };
+            };
+            window: {
+              /** Format: date-time */
+              from: string;
+              /** Format: date-time */
+              to: string;
+              tz: string;
+              days: number;
+            };
+            freshness: {
+              /** Format: date-time */
+              as_of: string;
+              last_answer_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3778,7 +4920,60 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                /** Format: date */
+                day: string;
+                overall: {
+                  answers: number;
+                  mention_rate: {
+                    value: number | null;
+                    numerator: number;
+                    denominator: number;
+                  };
+                  share_of_voice: {
+                    value: number | null;
+                    numerator: number;
+                    denominator: number;
+                  };
+                  citation_rate: {
+                    value: number | null;
+                    numerator: number;
+                    denominator: number;
+                  };
+                  average_position: number | null;
+                };
+                models: {
+                  [key: string]: {
+                    answers: number;
+                    mention_rate: {
+                      value: number | null;
+                      numerator: number;
+                      denominator: number;
+                    };
+                    share_of_voice: {
+                      value: number | null;
+                      numerator: number;
+                      denominator: number;
+                    };
+                    citation_rate: {
+                      value: number | null;
+                      numerator: number;
+                      denominator: number;
+                    };
+                    average_position: number | null;
+                  };
+                };
+              })[];
+            window: {
+              /** Format: date-time */
+              from: string;
+              /** Format: date-time */
+              to: string;
+              tz: string;
+              days: number;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3829,7 +5024,33 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: {
+              visits: number;
+              assistants: ({
+                  /** @enum {string} */
+                  assistant: "chatgpt" | "perplexity" | "claude" | "gemini" | "copilot";
+                  visits: number;
+                })[];
+              days: {
+                  /** Format: date */
+                  day: string;
+                  visits: number;
+                  /** @description visits per assistant id */
+                  assistants: {
+                    [key: string]: number;
+                  };
+                }[];
+            };
+            window: {
+              /** Format: date-time */
+              from: string;
+              /** Format: date-time */
+              to: string;
+              tz: string;
+              days: number;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3881,7 +5102,33 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                /** Format: uuid */
+                id: string;
+                url: string;
+                final_url: string | null;
+                /** @enum {string} */
+                status: "running" | "completed" | "failed";
+                score: number | null;
+                checks: ({
+                    id: string;
+                    /** @enum {string} */
+                    status: "pass" | "warn" | "fail";
+                    detail: string;
+                  })[];
+                error: string | null;
+                /** Format: date-time */
+                created_at?: string;
+                completed_at: string | null;
+              })[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+              next_offset: number | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3930,7 +5177,27 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                /** Format: uuid */
+                id: string;
+                url: string;
+                final_url: string | null;
+                /** @enum {string} */
+                status: "running" | "completed" | "failed";
+                score: number | null;
+                checks: ({
+                    id: string;
+                    /** @enum {string} */
+                    status: "pass" | "warn" | "fail";
+                    detail: string;
+                  })[];
+                error: string | null;
+                /** Format: date-time */
+                created_at?: string;
+                completed_at: string | null;
+              })[];
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3965,7 +5232,10 @@ export interface operations {
       };
     };
   };
-  /** Audit a public page (needs an Idempotency-Key header of 8 to 100 characters) */
+  /**
+   * Audit a public page (needs an Idempotency-Key header of 8 to 100 characters)
+   * @description The key is claimed with the body's digest in one statement, so of two concurrent first requests one runs the audit and the other sees it running (409).
+   */
   postApiV1SitesSiteIdGeoAudits: {
     parameters: {
       path: {
@@ -3984,7 +5254,25 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            final_url: string | null;
+            /** @enum {string} */
+            status: "running" | "completed" | "failed";
+            score: number | null;
+            checks: ({
+                id: string;
+                /** @enum {string} */
+                status: "pass" | "warn" | "fail";
+                detail: string;
+              })[];
+            error: string | null;
+            /** Format: date-time */
+            created_at?: string;
+            completed_at: string | null;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -4062,7 +5350,77 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: {
+              visits: number;
+              visitors: number;
+              registrations: number;
+              activations: number;
+              active_users: number;
+              paid_orders: number;
+              receipts: {
+                [key: string]: number;
+              };
+              refunds: {
+                [key: string]: number;
+              };
+              net_revenue: {
+                [key: string]: number;
+              };
+              costs: {
+                [key: string]: number;
+              };
+              mrr: {
+                [key: string]: number;
+              };
+              uptime: {
+                ratio: number | null;
+                healthy: number;
+                degraded: number;
+                down: number;
+                unknown: number;
+              };
+            };
+            coverage: {
+              window: {
+                /** Format: date-time */
+                from: string;
+                /** Format: date-time */
+                to: string;
+                tz: string;
+                days: number;
+              };
+              families: {
+                [key: string]: {
+                  records: number;
+                  first_occurred_at: string | null;
+                  last_occurred_at: string | null;
+                  days_with_data: number;
+                  days_in_window: number;
+                };
+              };
+              /** @description per summary metric: whether raw records, summaries or both fed it */
+              metrics: {
+                [key: string]: {
+                  /** @enum {string} */
+                  source: "raw" | "summaries" | "raw+summaries" | "none";
+                  raw_days: number;
+                  summary_days: number;
+                };
+              };
+              summaries: {
+                used: number;
+                unused: number;
+              };
+            };
+            currencies: string[];
+            freshness: {
+              as_of: string | null;
+              lag_seconds: number;
+              pending_hours: number;
+              last_received_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -4116,7 +5474,89 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: {
+              channels: ({
+                  visits: number;
+                  registrations: number;
+                  activations: number;
+                  paid_orders: number;
+                  revenue: {
+                    [key: string]: number;
+                  };
+                  spend: {
+                    [key: string]: number;
+                  };
+                  cac: {
+                    [key: string]: number | null;
+                  };
+                  roas: {
+                    [key: string]: number | null;
+                  };
+                  channel: string | null;
+                })[];
+              campaigns: ({
+                  visits: number;
+                  registrations: number;
+                  activations: number;
+                  paid_orders: number;
+                  revenue: {
+                    [key: string]: number;
+                  };
+                  spend: {
+                    [key: string]: number;
+                  };
+                  cac: {
+                    [key: string]: number | null;
+                  };
+                  roas: {
+                    [key: string]: number | null;
+                  };
+                  campaign_id: string;
+                  name: string | null;
+                  channel: string | null;
+                })[];
+            };
+            coverage: {
+              window: {
+                /** Format: date-time */
+                from: string;
+                /** Format: date-time */
+                to: string;
+                tz: string;
+                days: number;
+              };
+              families: {
+                [key: string]: {
+                  records: number;
+                  first_occurred_at: string | null;
+                  last_occurred_at: string | null;
+                  days_with_data: number;
+                  days_in_window: number;
+                };
+              };
+              /** @description per summary metric: whether raw records, summaries or both fed it */
+              metrics: {
+                [key: string]: {
+                  /** @enum {string} */
+                  source: "raw" | "summaries" | "raw+summaries" | "none";
+                  raw_days: number;
+                  summary_days: number;
+                };
+              };
+              summaries: {
+                used: number;
+                unused: number;
+              };
+            };
+            currencies: string[];
+            freshness: {
+              as_of: string | null;
+              lag_seconds: number;
+              pending_hours: number;
+              last_received_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -4171,7 +5611,76 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: {
+              /** @enum {string} */
+              interval: "day" | "week" | "month";
+              buckets: {
+                  /** Format: date-time */
+                  start: string;
+                  /** Format: date-time */
+                  end: string;
+                  label: string;
+                  /** @description false: no record of any family and no summary on any of its days */
+                  observed: boolean;
+                  visits: number;
+                  registrations: number;
+                  activations: number;
+                  paid_orders: number;
+                  receipts: {
+                    [key: string]: number;
+                  };
+                  refunds: {
+                    [key: string]: number;
+                  };
+                  net_revenue: {
+                    [key: string]: number;
+                  };
+                  costs: {
+                    [key: string]: number;
+                  };
+                }[];
+            };
+            coverage: {
+              window: {
+                /** Format: date-time */
+                from: string;
+                /** Format: date-time */
+                to: string;
+                tz: string;
+                days: number;
+              };
+              families: {
+                [key: string]: {
+                  records: number;
+                  first_occurred_at: string | null;
+                  last_occurred_at: string | null;
+                  days_with_data: number;
+                  days_in_window: number;
+                };
+              };
+              /** @description per summary metric: whether raw records, summaries or both fed it */
+              metrics: {
+                [key: string]: {
+                  /** @enum {string} */
+                  source: "raw" | "summaries" | "raw+summaries" | "none";
+                  raw_days: number;
+                  summary_days: number;
+                };
+              };
+              summaries: {
+                used: number;
+                unused: number;
+              };
+            };
+            currencies: string[];
+            freshness: {
+              as_of: string | null;
+              lag_seconds: number;
+              pending_hours: number;
+              last_received_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -4225,7 +5734,92 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: {
+              receipts: {
+                [key: string]: number;
+              };
+              refunds: {
+                [key: string]: number;
+              };
+              net_revenue: {
+                [key: string]: number;
+              };
+              costs: {
+                total: {
+                  [key: string]: number;
+                };
+                by_category: {
+                  [key: string]: {
+                    [key: string]: number;
+                  };
+                };
+              };
+              expenses: {
+                total: {
+                  [key: string]: number;
+                };
+                by_scope: {
+                  [key: string]: {
+                    [key: string]: number;
+                  };
+                };
+              };
+              margin: {
+                [key: string]: number;
+              };
+              mrr: {
+                [key: string]: number;
+              };
+              arr: {
+                [key: string]: number;
+              };
+              subscriptions: {
+                active: number;
+                new: number;
+                churned: number;
+              };
+            };
+            coverage: {
+              window: {
+                /** Format: date-time */
+                from: string;
+                /** Format: date-time */
+                to: string;
+                tz: string;
+                days: number;
+              };
+              families: {
+                [key: string]: {
+                  records: number;
+                  first_occurred_at: string | null;
+                  last_occurred_at: string | null;
+                  days_with_data: number;
+                  days_in_window: number;
+                };
+              };
+              /** @description per summary metric: whether raw records, summaries or both fed it */
+              metrics: {
+                [key: string]: {
+                  /** @enum {string} */
+                  source: "raw" | "summaries" | "raw+summaries" | "none";
+                  raw_days: number;
+                  summary_days: number;
+                };
+              };
+              summaries: {
+                used: number;
+                unused: number;
+              };
+            };
+            currencies: string[];
+            freshness: {
+              as_of: string | null;
+              lag_seconds: number;
+              pending_hours: number;
+              last_received_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -4279,7 +5873,55 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: {
+              steps: ({
+                  step: string;
+                  users: number;
+                  conversion_from_previous: number | null;
+                })[];
+              overall_conversion: number | null;
+            };
+            coverage: {
+              window: {
+                /** Format: date-time */
+                from: string;
+                /** Format: date-time */
+                to: string;
+                tz: string;
+                days: number;
+              };
+              families: {
+                [key: string]: {
+                  records: number;
+                  first_occurred_at: string | null;
+                  last_occurred_at: string | null;
+                  days_with_data: number;
+                  days_in_window: number;
+                };
+              };
+              /** @description per summary metric: whether raw records, summaries or both fed it */
+              metrics: {
+                [key: string]: {
+                  /** @enum {string} */
+                  source: "raw" | "summaries" | "raw+summaries" | "none";
+                  raw_days: number;
+                  summary_days: number;
+                };
+              };
+              summaries: {
+                used: number;
+                unused: number;
+              };
+            };
+            currencies: string[];
+            freshness: {
+              as_of: string | null;
+              lag_seconds: number;
+              pending_hours: number;
+              last_received_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -4333,7 +5975,62 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: {
+              cohorts: ({
+                  label: string;
+                  /** Format: date-time */
+                  start: string;
+                  /** Format: date-time */
+                  end: string;
+                  users: number;
+                  weeks: ({
+                      offset: number;
+                      active_users: number;
+                      share: number | null;
+                    })[];
+                })[];
+            };
+            coverage: {
+              window: {
+                /** Format: date-time */
+                from: string;
+                /** Format: date-time */
+                to: string;
+                tz: string;
+                days: number;
+              };
+              families: {
+                [key: string]: {
+                  records: number;
+                  first_occurred_at: string | null;
+                  last_occurred_at: string | null;
+                  days_with_data: number;
+                  days_in_window: number;
+                };
+              };
+              /** @description per summary metric: whether raw records, summaries or both fed it */
+              metrics: {
+                [key: string]: {
+                  /** @enum {string} */
+                  source: "raw" | "summaries" | "raw+summaries" | "none";
+                  raw_days: number;
+                  summary_days: number;
+                };
+              };
+              summaries: {
+                used: number;
+                unused: number;
+              };
+            };
+            currencies: string[];
+            freshness: {
+              as_of: string | null;
+              lag_seconds: number;
+              pending_hours: number;
+              last_received_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -4374,7 +6071,21 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                /** Format: uuid */
+                id: string;
+                name: string;
+                baseUrl: string;
+                models: string[];
+                protocols: ("responses" | "chat" | "embeddings")[];
+                priority: number;
+                weight: number;
+                enabled: boolean;
+                /** Format: date-time */
+                createdAt: string;
+              })[];
+          };
         };
       };
       /** @description Login or credential required */
@@ -4433,7 +6144,10 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -4489,7 +6203,26 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                id: string;
+                efforts: string[] | null;
+                kind: ("chat" | "embedding") | null;
+                allowUnpriced: boolean;
+                price: {
+                  model: string;
+                  currency: string;
+                  /** Format: date-time */
+                  effectiveAt: string;
+                  /** @description decimal amount, e.g. "0.15" */
+                  input: string;
+                  /** @description decimal amount, e.g. "0.15" */
+                  cachedInput: string;
+                  /** @description decimal amount, e.g. "0.15" */
+                  output: string;
+                } | null;
+              })[];
+          };
         };
       };
       /** @description Login or credential required */
@@ -4546,7 +6279,13 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            id: string;
+            efforts: string[];
+            /** @enum {string} */
+            kind: "chat" | "embedding";
+            allowUnpriced: boolean;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -4604,7 +6343,20 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: {
+                model: string;
+                currency: string;
+                /** Format: date-time */
+                effectiveAt: string;
+                /** @description decimal amount, e.g. "0.15" */
+                input: string;
+                /** @description decimal amount, e.g. "0.15" */
+                cachedInput: string;
+                /** @description decimal amount, e.g. "0.15" */
+                output: string;
+              }[];
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -4661,7 +6413,18 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            model: string;
+            currency: string;
+            /** Format: date-time */
+            effectiveAt: string;
+            /** @description decimal amount, e.g. "0.15" */
+            input: string;
+            /** @description decimal amount, e.g. "0.15" */
+            cachedInput: string;
+            /** @description decimal amount, e.g. "0.15" */
+            output: string;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -4714,7 +6477,19 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                name: string;
+                /** @description model ids, or ["*"] for every model */
+                models: string[];
+                requestsPerMinute: number | null;
+                tokensPerMinute: number | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+              })[];
+          };
         };
       };
       /** @description Login or credential required */
@@ -4765,7 +6540,17 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            name: string;
+            /** @description model ids, or ["*"] for every model */
+            models: string[];
+            requestsPerMinute: number | null;
+            tokensPerMinute: number | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -4830,7 +6615,11 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            accountId: string;
+            group: string;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -4889,7 +6678,17 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            name: string;
+            /** @description model ids, or ["*"] for every model */
+            models: string[];
+            requestsPerMinute: number | null;
+            tokensPerMinute: number | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
         };
       };
       /** @description Login or credential required */
@@ -4924,7 +6723,29 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                /** Format: uuid */
+                id: string;
+                name: string;
+                prefix: string;
+                models: string[];
+                requestsPerMinute: number | null;
+                tokensPerMinute: number | null;
+                budget: ({
+                  /** @description decimal amount, e.g. "0.15" */
+                  amount: string;
+                  currency: string;
+                  /** @enum {string} */
+                  period: "day" | "month" | "total";
+                }) | null;
+                expiresAt: string | null;
+                siteId: string | null;
+                /** Format: date-time */
+                createdAt: string;
+                disabledAt: string | null;
+              })[];
+          };
         };
       };
       /** @description Login or credential required */
@@ -4981,7 +6802,29 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            prefix: string;
+            models: string[];
+            requestsPerMinute: number | null;
+            tokensPerMinute: number | null;
+            budget: ({
+              /** @description decimal amount, e.g. "0.15" */
+              amount: string;
+              currency: string;
+              /** @enum {string} */
+              period: "day" | "month" | "total";
+            }) | null;
+            expiresAt: string | null;
+            siteId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            disabledAt: string | null;
+            /** @description `sk-…`, shown once, in this answer only */
+            key: string;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -5039,7 +6882,27 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            prefix: string;
+            models: string[];
+            requestsPerMinute: number | null;
+            tokensPerMinute: number | null;
+            budget: ({
+              /** @description decimal amount, e.g. "0.15" */
+              amount: string;
+              currency: string;
+              /** @enum {string} */
+              period: "day" | "month" | "total";
+            }) | null;
+            expiresAt: string | null;
+            siteId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            disabledAt: string | null;
+          };
         };
       };
       /** @description Login or credential required */
@@ -5106,7 +6969,27 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            prefix: string;
+            models: string[];
+            requestsPerMinute: number | null;
+            tokensPerMinute: number | null;
+            budget: ({
+              /** @description decimal amount, e.g. "0.15" */
+              amount: string;
+              currency: string;
+              /** @enum {string} */
+              period: "day" | "month" | "total";
+            }) | null;
+            expiresAt: string | null;
+            siteId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            disabledAt: string | null;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -5184,7 +7067,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": unknown;
         };
       };
       /** @description Request body is not valid JSON */
@@ -5272,7 +7155,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": unknown;
         };
       };
       /** @description Request body is not valid JSON */
@@ -5352,7 +7235,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": unknown;
         };
       };
       /** @description Request body is not valid JSON */
@@ -5423,7 +7306,17 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** @constant */
+            object: "list";
+            data: {
+                id: string;
+                /** @constant */
+                object: "model";
+                created: number;
+                owned_by: string;
+              }[];
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -5463,7 +7356,13 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            id: string;
+            /** @constant */
+            object: "model";
+            created: number;
+            owned_by: string;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -5498,7 +7397,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": unknown;
         };
       };
     };

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { api, type ApiError, call } from '../api/client.ts';
-import type { Account } from '../api/responses.ts';
+import type { Account } from '../api/types.ts';
 import { useSession } from '../session.tsx';
 import { ErrorNote, Field, Loading } from '../ui/bits.tsx';
 import { dateTime } from '../ui/format.ts';
@@ -8,7 +8,7 @@ import { useLoad } from '../ui/use-load.ts';
 
 export default function AdminAccounts() {
   const { me } = useSession();
-  const accounts = useLoad(() => call<{ data: Account[] }>(api.GET('/api/v1/admin/accounts')), 'accounts');
+  const accounts = useLoad(() => call(api.GET('/api/v1/admin/accounts')), 'accounts');
   const [error, setError] = useState<ApiError | null>(null);
   const [created, setCreated] = useState<Account | null>(null);
   const create = async (e: FormEvent<HTMLFormElement>) => {
@@ -18,7 +18,7 @@ export default function AdminAccounts() {
     setError(null);
     try {
       const name = String(f.get('name') ?? '').trim();
-      const a = await call<Account>(
+      const a = await call(
         api.POST('/api/v1/admin/accounts', {
           body: {
             email: String(f.get('email')),

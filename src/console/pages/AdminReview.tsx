@@ -1,13 +1,13 @@
 import { useState } from 'react';
 import { api, type ApiError, call } from '../api/client.ts';
-import type { Site } from '../api/responses.ts';
+import type { Site } from '../api/types.ts';
 import { ErrorNote, ExternalLink, Loading, ReviewBadge } from '../ui/bits.tsx';
 import { dateTime } from '../ui/format.ts';
 import { useLoad } from '../ui/use-load.ts';
 
 export default function AdminReview() {
   const queue = useLoad(
-    () => call<{ data: Site[] }>(api.GET('/api/v1/admin/sites', { params: { query: { status: 'pending_review' } } })),
+    () => call(api.GET('/api/v1/admin/sites', { params: { query: { status: 'pending_review' } } })),
     'queue',
   );
   const [error, setError] = useState<ApiError | null>(null);

@@ -1,7 +1,7 @@
 import { useMemo, useState, type FormEvent } from 'react';
 import { useLocation, useSearch } from 'wouter';
 import type {
-  Acquisition,
+  AnalyticsAnswer,
   Coverage,
   Finance,
   Freshness,
@@ -11,8 +11,7 @@ import type {
   Retention,
   SourceRow,
   Timeseries,
-  View,
-} from '../api/responses.ts';
+} from '../api/types.ts';
 import { ErrorNote, Field, Loading } from '../ui/bits.tsx';
 import { count, dateTime, moneyList, percent, time } from '../ui/format.ts';
 import { TimeChart, type ChartSeries } from '../ui/TimeChart.tsx';
@@ -120,7 +119,8 @@ function Controls({ state, onChange }: { state: ViewState; onChange: (s: Partial
 function FreshnessLine({ f, c, tz }: { f: Freshness; c: Coverage; tz: string }) {
   return (
     <p className="freshness" data-testid="freshness">
-      As of <strong>{time(f.as_of, tz)}</strong>, {f.pending_hours} {f.pending_hours === 1 ? 'hour' : 'hours'} pending
+      As of <strong>{f.as_of ? time(f.as_of, tz) : '—'}</strong>, {f.pending_hours}{' '}
+      {f.pending_hours === 1 ? 'hour' : 'hours'} pending
       {f.lag_seconds > 0 && <> ({f.lag_seconds} s behind)</>} · last received {dateTime(f.last_received_at, tz)} ·
       window {dateTime(c.window.from, tz)} – {dateTime(c.window.to, tz)} ({c.window.days} days, {c.window.tz})
     </p>
@@ -296,7 +296,15 @@ function SeriesChart({ t, tz }: { t: Timeseries; tz: string }) {
   );
 }
 
-function SourceTable({ rows, caption, name }: { rows: SourceRow[]; caption: string; name: (r: SourceRow) => string }) {
+function SourceTable<R extends SourceRow>({
+  rows,
+  caption,
+  name,
+}: {
+  rows: R[];
+  caption: string;
+  name: (r: R) => string;
+}) {
   const roas = (r: Record<string, number | null>) =>
     Object.entries(r)
       .map(([c, v]) => `${c} ${v === null ? '—' : v.toFixed(2)}`)
@@ -492,16 +500,16 @@ export default function Analytics({ siteId }: { siteId: string }) {
     navigate(`${path}?${q}`, { replace: true });
   };
   // Each view's request, or the one the entry bundle started for this very view (main.tsx).
-  const load = <T,>(view: ViewName) => {
+  const load = <V extends ViewName>(view: V) => {
     const r = viewRequest(siteId, state, view);
-    return [() => takeEarly<View<T>>(r.key, r.load), r.key] as const;
+    return [() => takeEarly<AnalyticsAnswer<V>>(r.key, r.load), r.key] as const;
   };
-  const overview = useLoad(...load<Overview>('overview'));
-  const series = useLoad(...load<Timeseries>('timeseries'));
-  const acquisition = useLoad(...load<Acquisition>('acquisition'));
-  const finance = useLoad(...load<Finance>('finance'));
-  const funnel = useLoad(...load<Funnel>('funnel'));
-  const retention = useLoad(...load<Retention>('retention'));
+  const overview = useLoad(...load('overview'));
+  const series = useLoad(...load('timeseries'));
+  const acquisition = useLoad(...load('acquisition'));
+  const finance = useLoad(...load('finance'));
+  const funnel = useLoad(...load('funnel'));
+  const retention = useLoad(...load('retention'));
   return (
     <div className="analytics">
       <Controls state={state} onChange={onChange} />
@@ -529,7 +537,7 @@ export default function Analytics({ siteId }: { siteId: string }) {
             <SourceTable
               rows={acquisition.data.data.campaigns}
               caption="Campaigns"
-              name={(r) => r.name ?? r.campaign_id ?? ''}
+              name={(r) => r.name ?? r.campaign_id}
             />
           </>
         ) : (

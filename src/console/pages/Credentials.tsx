@@ -1,13 +1,13 @@
 import { useState, type FormEvent } from 'react';
 import { api, type ApiError, call } from '../api/client.ts';
-import type { Credential } from '../api/responses.ts';
+import type { Credential, NewCredential } from '../api/types.ts';
 import { SCOPES_BY_KIND, type CredentialKind, type Scope } from '../../auth/scopes.ts';
 import { ErrorNote, Field, Loading } from '../ui/bits.tsx';
 import { dateTime } from '../ui/format.ts';
 import { SecretOnce } from '../ui/SecretOnce.tsx';
 import { useLoad } from '../ui/use-load.ts';
 
-function CreateForm({ siteId, onCreated }: { siteId: string; onCreated: (c: Credential) => void }) {
+function CreateForm({ siteId, onCreated }: { siteId: string; onCreated: (c: NewCredential) => void }) {
   const [kind, setKind] = useState<CredentialKind>('read');
   const [scopes, setScopes] = useState<Set<Scope>>(new Set());
   const [error, setError] = useState<ApiError | null>(null);
@@ -24,7 +24,7 @@ function CreateForm({ siteId, onCreated }: { siteId: string; onCreated: (c: Cred
     const form = new FormData(e.currentTarget);
     setError(null);
     try {
-      const c = await call<Credential>(
+      const c = await call(
         api.POST('/api/v1/sites/{siteId}/credentials', {
           params: { path: { siteId } },
           body: {
@@ -103,10 +103,10 @@ function CreateForm({ siteId, onCreated }: { siteId: string; onCreated: (c: Cred
 
 export function Credentials({ siteId }: { siteId: string }) {
   const list = useLoad(
-    () => call<{ data: Credential[] }>(api.GET('/api/v1/sites/{siteId}/credentials', { params: { path: { siteId } } })),
+    () => call(api.GET('/api/v1/sites/{siteId}/credentials', { params: { path: { siteId } } })),
     siteId,
   );
-  const [fresh, setFresh] = useState<Credential | null>(null);
+  const [fresh, setFresh] = useState<NewCredential | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const revoke = async (c: Credential) => {
     if (!confirm(`Revoke “${c.name}”? Calls with it fail at once.`)) return;
@@ -128,7 +128,7 @@ export function Credentials({ siteId }: { siteId: string }) {
       {fresh ? (
         <SecretOnce
           name={fresh.name}
-          secret={fresh.secret!}
+          secret={fresh.secret}
           lost="Radar keeps only a digest; if you lose it, revoke this credential and create another."
           onDone={() => setFresh(null)}
         />

@@ -1,6 +1,5 @@
 import { Fragment } from 'react';
 import { api, call } from '../api/client.ts';
-import type { Receipt } from '../api/responses.ts';
 import { ErrorNote, Loading } from '../ui/bits.tsx';
 import { dateTime } from '../ui/format.ts';
 import { useLoad } from '../ui/use-load.ts';
@@ -8,9 +7,7 @@ import { useLoad } from '../ui/use-load.ts';
 export function Ingest({ siteId }: { siteId: string }) {
   const batches = useLoad(
     () =>
-      call<{ data: Receipt[] }>(
-        api.GET('/api/v1/sites/{siteId}/ingest/batches', { params: { path: { siteId }, query: { limit: 50 } } }),
-      ),
+      call(api.GET('/api/v1/sites/{siteId}/ingest/batches', { params: { path: { siteId }, query: { limit: 50 } } })),
     siteId,
   );
   return (
@@ -73,7 +70,7 @@ export function Ingest({ siteId }: { siteId: string }) {
                   {b.problem && (
                     <tr className="problem-row">
                       <td colSpan={7}>
-                        <strong>{b.problem.title}</strong> ({b.problem.code}): {b.problem.detail}
+                        <strong>{b.problem.code}</strong>: {b.problem.detail}
                         {b.problem.errors && (
                           <ul>
                             {b.problem.errors.map((e) => (

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import type { ApiError } from '../api/client.ts';
-import type { Site } from '../api/responses.ts';
+import type { Site } from '../api/types.ts';
 import { SITE_CATEGORIES } from '../../sites/categories.ts';
 import { ErrorNote, Field } from '../ui/bits.tsx';
 

@@ -1,7 +1,6 @@
 import { Suspense } from 'react';
 import { Link, Redirect, Route, Switch, useLocation, useParams } from 'wouter';
 import { api, call } from '../api/client.ts';
-import type { Site } from '../api/responses.ts';
 import { ErrorNote, ExternalLink, Loading, ReviewBadge } from '../ui/bits.tsx';
 import { lazyPage } from '../ui/lazy-page.ts';
 import { useLoad } from '../ui/use-load.ts';
@@ -25,7 +24,7 @@ const TABS = [
 
 export default function SitePages() {
   const { siteId } = useParams<{ siteId: string }>();
-  const site = useLoad(() => call<Site>(api.GET('/api/v1/sites/{siteId}', { params: { path: { siteId } } })), siteId);
+  const site = useLoad(() => call(api.GET('/api/v1/sites/{siteId}', { params: { path: { siteId } } })), siteId);
   const [path] = useLocation();
   const tab = path.split('/')[3] ?? '';
   if (site.error) return <ErrorNote error={site.error} />;

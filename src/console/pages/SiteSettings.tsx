@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { api, call } from '../api/client.ts';
-import type { Site } from '../api/responses.ts';
+import type { Site } from '../api/types.ts';
 import { SiteForm } from './SiteForm.tsx';
 
 export function SiteSettings({ site, onSaved }: { site: Site; onSaved: () => void }) {
@@ -18,9 +18,7 @@ export function SiteSettings({ site, onSaved }: { site: Site; onSaved: () => voi
         site={site}
         submitLabel="Save changes"
         onSubmit={async (f) => {
-          const s = await call<Site>(
-            api.PATCH('/api/v1/sites/{siteId}', { params: { path: { siteId: site.id } }, body: f }),
-          );
+          const s = await call(api.PATCH('/api/v1/sites/{siteId}', { params: { path: { siteId: site.id } }, body: f }));
           setSaved(s);
           onSaved();
         }}

@@ -1,13 +1,12 @@
 import { useState } from 'react';
 import { Link } from 'wouter';
 import { api, call } from '../api/client.ts';
-import type { Site } from '../api/responses.ts';
 import { ErrorNote, ExternalLink, Loading, ReviewBadge } from '../ui/bits.tsx';
 import { useLoad } from '../ui/use-load.ts';
 import { SiteForm } from './SiteForm.tsx';
 
 export default function Sites() {
-  const sites = useLoad(() => call<{ data: Site[] }>(api.GET('/api/v1/me/sites')), 'sites');
+  const sites = useLoad(() => call(api.GET('/api/v1/me/sites')), 'sites');
   const [adding, setAdding] = useState(false);
   return (
     <>

@@ -1,6 +1,6 @@
 import { useId, type ReactNode } from 'react';
 import type { ApiError } from '../api/client.ts';
-import type { ReviewStatus } from '../api/responses.ts';
+import type { ReviewStatus } from '../api/types.ts';
 import { safeHref } from './format.ts';
 
 export function ErrorNote({ error }: { error: ApiError | null }) {

@@ -1,5 +1,3 @@
-import type { Money } from '../api/responses.ts';
-
 const counts = new Intl.NumberFormat('en-US');
 export const count = (n: number) => counts.format(n);
 
@@ -23,9 +21,10 @@ export function money(minor: number, currency: string): string {
 }
 
 /** Every currency of a money map on its own, never summed: "$159.92 · €119.94", or "—". */
-export function moneyList(m: Money | undefined): string {
+/** Amounts per currency; a null one (a CAC without registrations) is shown as `—` in its currency. */
+export function moneyList(m: Record<string, number | null> | undefined): string {
   const entries = Object.entries(m ?? {}).sort(([a], [b]) => a.localeCompare(b));
-  return entries.length ? entries.map(([c, v]) => money(v, c)).join(' · ') : '—';
+  return entries.length ? entries.map(([c, v]) => (v === null ? `${c} —` : money(v, c))).join(' · ') : '—';
 }
 
 export function dateTime(iso: string | null | undefined, tz?: string): string {

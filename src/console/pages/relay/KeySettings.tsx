@@ -1,6 +1,6 @@
 import type { ApiError } from '../../api/client.ts';
 import type { RelayKey } from '../../api/relay-responses.ts';
-import type { Site } from '../../api/responses.ts';
+import type { Site } from '../../api/types.ts';
 import { Field } from '../../ui/bits.tsx';
 
 /** The per-key settings a form sends: each null when left empty (none; limits then come from the group). */

@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { api, type ApiError, call } from '../../api/client.ts';
 import type { RelayGroup, RelayKey } from '../../api/relay-responses.ts';
-import type { Site } from '../../api/responses.ts';
+import type { Site } from '../../api/types.ts';
 import { ErrorNote, Field, Loading } from '../../ui/bits.tsx';
 import { dateTime } from '../../ui/format.ts';
 import { SecretOnce } from '../../ui/SecretOnce.tsx';
