@@ -65,6 +65,11 @@ export const ConfigSchema = z
     BODY_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
     /** When set, GET /metrics requires `Authorization: Bearer <METRICS_TOKEN>`. */
     METRICS_TOKEN: z.string().min(16, 'at least 16 characters').optional(),
+    /**
+     * Tests only: every JSON answer is checked against its route's declared response, and one
+     * that does not match becomes a 500 `response_contract_violation` (logged as an error).
+     */
+    RESPONSE_CONTRACT_CHECK: flag.default(false),
   })
   .transform((c) => ({ ...c, PUBLIC_ORIGIN: c.PUBLIC_ORIGIN ?? `http://${c.HOST}:${c.PORT}` }));
 

@@ -39,6 +39,8 @@ export const ERROR_CATALOG = {
   headers_too_large: { status: 431, title: 'Request header fields too large' },
   // 5xx
   internal_error: { status: 500, title: 'Internal error' },
+  // Only with RESPONSE_CONTRACT_CHECK (tests): an answer did not match its route's declared response.
+  response_contract_violation: { status: 500, title: 'Answer does not match the declared response' },
   service_unavailable: { status: 503, title: 'Persistence unavailable' },
   // Relay (OpenAI-shaped bodies; see src/relay)
   invalid_api_key: { status: 401, title: 'Invalid API key' },

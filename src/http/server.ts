@@ -3,11 +3,12 @@ import uWS from 'uWebSockets.js';
 import type { AppContext } from '../app-context.ts';
 import { authenticate } from '../auth/authenticate.ts';
 import { authorize } from '../auth/authorize.ts';
+import type { Logger } from '../log.ts';
 import { isConnectivityError } from '../errors/connectivity.ts';
 import { HttpError, unavailable } from '../errors/http-error.ts';
 import { BODY_LIMIT_BYTES, RequestBody } from './body.ts';
 import type { ConsoleFiles } from './console-files.ts';
-import type { RequestContext } from './context.ts';
+import type { JsonResult, RequestContext } from './context.ts';
 import { renderError, surfaceOf } from './error-body.ts';
 import { mergeHeaders } from './headers.ts';
 import { parseJsonBody } from './json-body.ts';
@@ -15,7 +16,7 @@ import { notFound } from './not-found.ts';
 import { Reply } from './reply.ts';
 import type { Route } from './route.ts';
 import { Router } from './router.ts';
-import { validateRequest, type ValidRequest } from './validate.ts';
+import { fieldErrors, jsonPointer, validateRequest, type ValidRequest } from './validate.ts';
 
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const NO_BODY = Promise.resolve(Buffer.alloc(0));
@@ -184,6 +185,7 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
       Object.assign(ctx, validateRequest(match.route, ctx));
       const result = await match.route.handler(ctx, app);
       if (result) {
+        if (app.config.RESPONSE_CONTRACT_CHECK) checkResponse(match.route, result, log);
         const headers = mergeHeaders(
           { 'content-type': 'application/json; charset=utf-8', 'x-request-id': base.id },
           responseHeaders,
@@ -255,6 +257,25 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
         },
       });
     });
+  });
+}
+
+/**
+ * RESPONSE_CONTRACT_CHECK (tests): the JSON a client would receive must match the route's
+ * declared `response`; a route answering JSON without declaring one fails too. Loud on purpose:
+ * a 500 and an error line, so no test passes over a drifted contract.
+ */
+function checkResponse(route: Route, result: JsonResult, log: Logger): void {
+  const sent: unknown = JSON.parse(JSON.stringify(result.body));
+  const r = route.response?.safeParse(sent);
+  if (r?.success) return;
+  const errors = r
+    ? fieldErrors(r.error.issues, jsonPointer)
+    : [{ path: '', message: 'the route declares no response' }];
+  log.error({ route: `${route.method} ${route.path}`, errors }, 'answer violates the declared response');
+  throw new HttpError('response_contract_violation', {
+    detail: `${route.method} ${route.path} answered ${result.status ?? 200} with a body its declared response refuses`,
+    errors,
   });
 }
 

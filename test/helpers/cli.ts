@@ -36,7 +36,7 @@ export function radar(args: readonly string[], env: Record<string, string>, stdi
 /** Starts a long-running `radar …` (serve, work, up) in the background. */
 export function radarDaemon(args: readonly string[], env: Record<string, string>): ChildProcess {
   const child = spawn(process.execPath, [RADAR, ...args], {
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', RESPONSE_CONTRACT_CHECK: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   // Grandchildren share these pipes; once the daemon is gone, stop reading so a straggler

@@ -25,7 +25,7 @@ export function spawnRadar(
   // RADAR_CHILD_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the children.
   const nodeArgs = (process.env.RADAR_CHILD_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const proc = spawn(process.execPath, [...nodeArgs, RADAR, ...args], {
-    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, LOG_LEVEL: 'info', RESPONSE_CONTRACT_CHECK: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

@@ -40,6 +40,8 @@ export async function testServices(
     // CI machines run many test files at once; a 3 s connect would fail setups there.
     DATABASE_CONNECT_TIMEOUT_MS: '15000',
     SHUTDOWN_TIMEOUT_MS: '5000',
+    // Every answer the suite receives is checked against its route's declared response.
+    RESPONSE_CONTRACT_CHECK: '1',
     ...env,
   });
   await migrate(config.DATABASE_URL);
