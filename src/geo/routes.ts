@@ -45,7 +45,7 @@ import {
   SiteChecksQuery,
   WindowQuery,
 } from './schemas.ts';
-import { resolveWindow } from '../analytics/window.ts';
+import { resolveWindow, type Window } from '../analytics/window.ts';
 
 /** Prompts a site may track; each is asked of every model on every run. */
 export const MAX_PROMPTS = 200;
@@ -76,6 +76,26 @@ async function checkModels(app: AppContext, models: readonly string[]): Promise<
   );
   if (errors.length)
     throw new HttpError('validation_failed', { errors: errors.sort((a, b) => a.path.localeCompare(b.path)) });
+}
+
+/** GET geo/<name>: a report over the window analytics views use (`from`, `to`, `tz`). */
+function reportRoute<R extends z.ZodType>(
+  name: string,
+  summary: string,
+  response: R,
+  report: (db: AppContext['db'], siteId: string, w: Window) => Promise<z.input<R>>,
+): Route {
+  return route({
+    method: 'GET',
+    path: `/api/v1/sites/:siteId/geo/${name}`,
+    auth: { kind: 'business', scopes: READ },
+    query: WindowQuery,
+    response,
+    docs: { summary, tags },
+    handler: async ({ params, query }, app) => ({
+      body: await report(app.db, params.siteId, resolveWindow(query, app.config.RADAR_TZ, Date.now())),
+    }),
+  });
 }
 
 /** Every GEO endpoint (spec 4.6, CONTRACT §2 scopes, §6); GETs start nothing. */
@@ -217,42 +237,14 @@ export const geoRoutes: Route[] = [
       ),
     }),
   }),
-  route({
-    method: 'GET',
-    path: '/api/v1/sites/:siteId/geo/overview',
-    auth: { kind: 'business', scopes: READ },
-    query: WindowQuery,
-    response: GeoOverview,
-    docs: {
-      summary: 'Mention rate, share of voice, citation rate, average position and coverage over a window',
-      tags,
-    },
-    handler: async ({ params, query }, app) => ({
-      body: await overview(app.db, params.siteId, resolveWindow(query, app.config.RADAR_TZ, Date.now())),
-    }),
-  }),
-  route({
-    method: 'GET',
-    path: '/api/v1/sites/:siteId/geo/trends',
-    auth: { kind: 'business', scopes: READ },
-    query: WindowQuery,
-    response: GeoTrends,
-    docs: { summary: 'The GEO metrics per day of a window, overall and per model', tags },
-    handler: async ({ params, query }, app) => ({
-      body: await trends(app.db, params.siteId, resolveWindow(query, app.config.RADAR_TZ, Date.now())),
-    }),
-  }),
-  route({
-    method: 'GET',
-    path: '/api/v1/sites/:siteId/geo/traffic',
-    auth: { kind: 'business', scopes: READ },
-    query: WindowQuery,
-    response: GeoTraffic,
-    docs: { summary: 'Visits sent by AI assistants, per assistant and day', tags },
-    handler: async ({ params, query }, app) => ({
-      body: await traffic(app.db, params.siteId, resolveWindow(query, app.config.RADAR_TZ, Date.now())),
-    }),
-  }),
+  reportRoute(
+    'overview',
+    'Mention rate, share of voice, citation rate, average position and coverage over a window',
+    GeoOverview,
+    overview,
+  ),
+  reportRoute('trends', 'The GEO metrics per day of a window, overall and per model', GeoTrends, trends),
+  reportRoute('traffic', 'Visits sent by AI assistants, per assistant and day', GeoTraffic, traffic),
   route({
     method: 'GET',
     path: '/api/v1/sites/:siteId/geo/reports',
