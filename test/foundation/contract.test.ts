@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
-import { pino } from 'pino';
 import { z } from 'zod';
 import type { AppContext } from '../../src/app-context.ts';
 import { startFrontDoor, type FrontDoor } from '../../src/front-door.ts';
@@ -10,6 +8,7 @@ import { allRoutes } from '../../src/http/routes.ts';
 import { startServer, type RunningServer } from '../../src/http/server.ts';
 import { call } from '../helpers/http.ts';
 import { testServices, type TestServices } from '../helpers/services.ts';
+import { capturingLogger } from '../helpers/log-capture.ts';
 
 /**
  * The contract a route declares is the one it keeps: requests are validated against it before
@@ -63,13 +62,7 @@ async function probeServer(app: AppContext): Promise<string> {
 
 before(async () => {
   services = await testServices();
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      for (const l of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l));
-      done();
-    },
-  });
-  door = await startFrontDoor(services.config, pino({ level: 'info' }, sink));
+  door = await startFrontDoor(services.config, capturingLogger(lines));
 });
 after(async () => {
   for (const s of servers) await s.close(1000);

@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
-import { pino } from 'pino';
 import { startFrontDoor, type FrontDoor } from '../../src/front-door.ts';
 import { createAccount, createCredential, createSite } from '../helpers/fixtures.ts';
 import { call } from '../helpers/http.ts';
 import { testServices, type TestServices } from '../helpers/services.ts';
+import { capturingLogger } from '../helpers/log-capture.ts';
 
 const lines: any[] = [];
 let services: TestServices;
@@ -14,13 +13,7 @@ let url: string;
 
 before(async () => {
   services = await testServices();
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      for (const l of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l));
-      done();
-    },
-  });
-  door = await startFrontDoor(services.config, pino({ level: 'info' }, sink));
+  door = await startFrontDoor(services.config, capturingLogger(lines));
   url = `http://127.0.0.1:${door.port}`;
   (door.app.config as { PUBLIC_ORIGIN: string }).PUBLIC_ORIGIN = url;
 });

@@ -6,11 +6,9 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
-import { pino } from 'pino';
 import { deltas, type FakeUpstream, type Received } from './fake-upstream.ts';
 import { relayFixture, type RelayFixture } from './setup.ts';
 
@@ -31,13 +29,7 @@ let key: string;
 const logs: any[] = [];
 
 before(async () => {
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      for (const l of chunk.toString().split('\n').filter(Boolean)) logs.push(JSON.parse(l));
-      done();
-    },
-  });
-  fx = await relayFixture({}, pino({ level: 'info' }, sink));
+  fx = await relayFixture({}, capturingLogger(logs));
   both = await fx.fake();
   chatOnly = await fx.fake({ protocols: ['chat'] });
   responsesOnly = await fx.fake({ protocols: ['responses'] });
@@ -413,3 +405,4 @@ describe('fixtures replayed through both paths', () => {
     });
   }
 });
+import { capturingLogger } from '../helpers/log-capture.ts';
