@@ -113,6 +113,9 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
     const started = performance.now();
     const surface = surfaceOf(base.path);
     let log = app.log.child({ reqId: base.id });
+    // The moment the request counts as in flight (graceful shutdown waits for it), for debugging
+    // hung requests and for tests that signal a server while a body is still arriving.
+    log.debug({ method: base.method, path: base.path }, 'request received');
     const { reply } = base;
     const responseHeaders: Record<string, string> = {};
     // Metrics are labelled by route pattern, never by raw path, to keep label sets bounded.

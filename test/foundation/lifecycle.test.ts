@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
 import { createDb } from '../../src/db/connection.ts';
-import { exited, radarDaemon, waitForHttp } from '../helpers/cli.ts';
+import { exited, logLine, radarDaemon, waitForHttp } from '../helpers/cli.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { freePort } from '../helpers/ports.ts';
 import { testServices, type TestServices } from '../helpers/services.ts';
 
@@ -25,7 +27,9 @@ function envFor(port: number): Record<string, string> {
 
 test('SIGTERM on `radar serve` stops accepting, finishes the in-flight request, refuses new ones on open connections, exits 0', async () => {
   const port = await freePort();
-  const child = radarDaemon(['serve'], envFor(port));
+  // Debug level: the server's 'request received' line says when the slow request is in flight.
+  const child = radarDaemon(['serve'], { ...envFor(port), LOG_LEVEL: 'debug' });
+  child.stdout!.resume();
   try {
     await waitForHttp(`http://127.0.0.1:${port}/healthz`);
     // A kept-alive connection that has had its answer and is idle when the signal comes.
@@ -34,35 +38,35 @@ test('SIGTERM on `radar serve` stops accepting, finishes the in-flight request, 
     idle.on('data', (d) => (idleAnswers += d));
     const idleClosed = new Promise((r) => idle.once('close', r));
     idle.write('GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n');
-    while (!idleAnswers.includes('\r\n\r\n')) await new Promise((r) => setTimeout(r, 10));
+    while (!idleAnswers.includes('\r\n\r\n')) await once(idle, 'data');
     // A request whose body is still arriving when the signal comes.
     const sock = net.connect(port, '127.0.0.1');
     await new Promise((r) => sock.once('connect', r));
     const body = JSON.stringify({ email: 'nobody@example.com', password: 'secret-password' });
+    const inFlight = logLine(child, (l) => l.msg === 'request received' && l.path === '/api/v1/auth/login');
     sock.write(
       `POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 10)}`,
     );
     let answer = '';
     sock.on('data', (d) => (answer += d));
     const closed = new Promise((r) => sock.once('close', r));
-    await new Promise((r) => setTimeout(r, 200));
+    await inFlight;
 
     child.kill('SIGTERM');
     // Once the listen socket is closed, new connections are refused.
-    const deadline = Date.now() + 5000;
-    let refused = false;
-    while (!refused && Date.now() < deadline) {
-      refused = await new Promise<boolean>((resolve) => {
-        const probe = net.connect(port, '127.0.0.1');
-        probe.once('connect', () => {
-          probe.destroy();
-          resolve(false);
-        });
-        probe.once('error', () => resolve(true));
-      });
-      if (!refused) await new Promise((r) => setTimeout(r, 50));
-    }
-    assert.ok(refused, 'new connections are refused after SIGTERM');
+    await eventually(
+      () =>
+        new Promise<true | undefined>((resolve) => {
+          const probe = net.connect(port, '127.0.0.1');
+          probe.once('connect', () => {
+            probe.destroy();
+            resolve(undefined);
+          });
+          probe.once('error', () => resolve(true));
+        }),
+      5000,
+      'new connections to be refused after SIGTERM',
+    );
     assert.equal(child.exitCode, null, 'still running while a request is in flight');
     // A new request on the old connection is refused too, with a retry hint, and the connection closed.
     idle.write('GET /api/v1/me HTTP/1.1\r\nHost: x\r\n\r\n');
@@ -125,16 +129,16 @@ test('children of `radar up` shut down by themselves when the supervisor is kill
     await waitForHttp(`http://127.0.0.1:${port}/healthz`, 30_000);
     child.kill('SIGKILL');
     await exited(child);
-    const deadline = Date.now() + 15_000;
-    let gone = false;
-    while (!gone && Date.now() < deadline) {
-      gone = await fetch(`http://127.0.0.1:${port}/healthz`).then(
-        () => false,
-        () => true,
-      );
-      if (!gone) await new Promise((r) => setTimeout(r, 100));
-    }
-    assert.ok(gone, 'the orphaned front door stopped');
+    // Its pid is the supervisor's secret: the front door is gone when its port stops answering.
+    await eventually(
+      () =>
+        fetch(`http://127.0.0.1:${port}/healthz`).then(
+          () => undefined,
+          () => true,
+        ),
+      15_000,
+      'the orphaned front door to stop',
+    );
   } finally {
     child.kill('SIGKILL');
   }

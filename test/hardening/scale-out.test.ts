@@ -5,6 +5,7 @@ import { ROLLUP_QUEUE } from '../../src/queues/catalog.ts';
 import { view, waitForRollups } from '../analytics/fixtures.ts';
 import { startTestApp } from '../helpers/app.ts';
 import { assertAppliedOnce, ingestLoad, type LoadBatch } from '../helpers/ingest-load.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { createCredential } from '../helpers/fixtures.ts';
 import { freePort } from '../helpers/ports.ts';
 import { spawnRadar, type RadarProcess } from '../helpers/processes.ts';
@@ -156,10 +157,11 @@ test('three worker processes, one SIGKILLed midway: every batch applied once, an
   const singleLoad = send(single.url, singleSite, batches);
   const clusterLoad = send(base, clusterSite, batches);
   // Kill one worker once a third of the stream is acknowledged, with batches and rollups in flight.
-  for (const deadline = Date.now() + 60_000; clusterLoad.acknowledged.size < batches.length / 3; ) {
-    assert.ok(Date.now() < deadline, 'a third of the stream acknowledged');
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await eventually(
+    () => (clusterLoad.acknowledged.size >= batches.length / 3 ? true : undefined),
+    60_000,
+    'a third of the stream to be acknowledged',
+  );
   await workers[1]!.kill('SIGKILL');
   await Promise.all([singleLoad.finished, clusterLoad.finished]);
 
@@ -187,10 +189,8 @@ test('three worker processes, one SIGKILLed midway: every batch applied once, an
     workers.flatMap((w, host) =>
       w.logs.filter((l) => l.msg === 'rollup sweep done').map((l) => ({ host, jobId: String(l.jobId) })),
     );
-  for (const deadline = Date.now() + 30_000; sweepsLogged().length < 3; ) {
-    assert.ok(Date.now() < deadline, `sweeps ran (${sweepsLogged().length} in ${Date.now() - workersStarted} ms)`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await eventually(() => (sweepsLogged().length >= 3 ? true : undefined), 30_000, "three sweeps' log lines");
+
   const observedMs = Date.now() - workersStarted;
   const queue = new Queue(ROLLUP_QUEUE, {
     connection: { url: services.config.REDIS_URL },

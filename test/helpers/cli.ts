@@ -48,6 +48,45 @@ export function radarDaemon(args: readonly string[], env: Record<string, string>
   return child;
 }
 
+/**
+ * Resolves with the first JSON log line of `child` (from its stdout, from now on) that `match`
+ * accepts; fails when the child exits first or after `timeoutMs`.
+ */
+export function logLine(
+  child: ChildProcess,
+  match: (line: Record<string, unknown>) => boolean,
+  timeoutMs = 20_000,
+): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    const done = (err: Error | null, line?: Record<string, unknown>) => {
+      clearTimeout(timer);
+      child.stdout?.off('data', onData);
+      child.off('exit', onExit);
+      if (err) reject(err);
+      else resolve(line!);
+    };
+    const onData = (d: Buffer) => {
+      buffered += d.toString();
+      const lines = buffered.split('\n');
+      buffered = lines.pop()!;
+      for (const text of lines) {
+        let line: Record<string, unknown>;
+        try {
+          line = JSON.parse(text);
+        } catch {
+          continue;
+        }
+        if (match(line)) return done(null, line);
+      }
+    };
+    const onExit = () => done(new Error('the process exited before the log line'));
+    const timer = setTimeout(() => done(new Error(`no matching log line in ${timeoutMs} ms`)), timeoutMs);
+    child.stdout!.on('data', onData);
+    child.once('exit', onExit);
+  });
+}
+
 /** Waits until `url` answers 200 (a refused connection: not listening yet). */
 export async function waitForHttp(url: string, timeoutMs = 20_000): Promise<void> {
   await eventually(

@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import { postgresServer } from '../../src/cli/local-services.ts';
 import { createDb } from '../../src/db/connection.ts';
 import { exited } from './cli.ts';
+import { eventually } from './eventually.ts';
 import { freePort } from './ports.ts';
 
 /**
@@ -42,20 +43,22 @@ export async function privateRedis(): Promise<PrivateRedis> {
         ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--dir', dir],
         { stdio: 'ignore' },
       );
-      const deadline = Date.now() + 10_000;
-      for (;;) {
-        const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-        probe.on('error', () => undefined); // connect() rejects with the same error
-        try {
-          await probe.connect();
-          if ((await probe.ping()) === 'PONG') return;
-        } catch {
-          if (Date.now() > deadline) throw new Error(`redis-server on ${port} did not start`);
-          await new Promise((r) => setTimeout(r, 50));
-        } finally {
-          probe.disconnect();
-        }
-      }
+      await eventually(
+        async () => {
+          const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+          probe.on('error', () => undefined); // connect() rejects with the same error
+          try {
+            await probe.connect();
+            return (await probe.ping()) === 'PONG' ? true : undefined;
+          } catch {
+            return undefined;
+          } finally {
+            probe.disconnect();
+          }
+        },
+        10_000,
+        `redis-server on ${port} to answer PING`,
+      );
     },
     async kill() {
       if (!proc) return;
