@@ -137,6 +137,8 @@ export function route<
 >(spec: RouteSpec<Path, A, P, Q, B, R>): Route {
   const names = [...spec.path.matchAll(/:(\w+)/g)].map(([, name]) => name!);
   const declared = spec.params?.shape ?? {};
+  const stray = Object.keys(declared).filter((n) => !names.includes(n));
+  if (stray.length) throw new Error(`${spec.method} ${spec.path} declares params it has no segment for: ${stray}`);
   const params = z.strictObject(
     Object.fromEntries(names.map((n) => [n, declared[n] ?? (n === 'siteId' ? SiteId : z.string())])),
   );

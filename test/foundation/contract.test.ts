@@ -127,3 +127,18 @@ test('every route that answers JSON declares its response; only raw writers do n
     'POST /v1/responses',
   ]);
 });
+
+test('a route that declares a parameter its path lacks is refused when declared, not at its first request', () => {
+  assert.throws(
+    () =>
+      route({
+        method: 'GET',
+        path: '/api/v1/probe/:id',
+        auth: { kind: 'public' },
+        params: z.object({ id: Uuid, siteId: Uuid }),
+        docs: { summary: 'misdeclared' },
+        handler: async () => undefined,
+      }),
+    /declares params it has no segment for: siteId/,
+  );
+});
