@@ -36,3 +36,36 @@ export type Coverage = AnalyticsAnswer<'overview'>['coverage'];
 export type Freshness = AnalyticsAnswer<'overview'>['freshness'];
 /** Minor units per currency, never converted. */
 export type Money = Overview['receipts'];
+
+type GeoGetPath = {
+  [P in keyof paths]: P extends `/api/v1/sites/{siteId}/geo/${string}`
+    ? 'get' extends keyof paths[P]
+      ? P
+      : never
+    : never;
+}[keyof paths];
+type Geo<V extends string> = Answer<Extract<GeoGetPath, `${string}/geo/${V}`>, 'get'>;
+/** One page of a paged list, as every paged route answers. */
+export type Paged<T> = { data: T[]; pagination: Geo<'runs'>['pagination'] };
+export type GeoConfig = NonNullable<Geo<'config'>['data']>;
+export type GeoEntity = GeoConfig['brand'];
+export type GeoPrompt = Geo<'prompts'>['data'][number];
+export type GeoRun = Geo<'runs'>['data'][number];
+export type RunStatus = GeoRun['status'];
+export type GeoAnswer = Geo<'answers'>['data'][number];
+export type GeoMention = GeoAnswer['mentions'][number];
+export type GeoCitedUrl = Geo<'citations'>['data'][number];
+export type GeoOverview = Geo<'overview'>;
+export type GeoMetrics = GeoOverview['data']['overall'];
+export type Ratio = GeoMetrics['mention_rate'];
+export type GeoTrends = Geo<'trends'>;
+export type GeoTraffic = Geo<'traffic'>;
+export type GeoAudit = Geo<'reports'>['data'][number];
+
+export type RelayGroup = Answer<'/api/v1/relay/groups', 'get'>['data'][number];
+/** A relay key as listed; `key` only in the answer that created it. */
+export type RelayKey = Answer<'/api/v1/me/relay-keys', 'get'>['data'][number] & { key?: string };
+export type Budget = NonNullable<RelayKey['budget']>;
+export type Channel = Answer<'/api/v1/relay/channels', 'get'>['data'][number];
+export type RelayModel = Answer<'/api/v1/relay/models', 'get'>['data'][number];
+export type Price = NonNullable<RelayModel['price']>;

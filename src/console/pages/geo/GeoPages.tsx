@@ -1,7 +1,7 @@
 import { useRef } from 'react';
 import { Link, Route, Switch, useLocation } from 'wouter';
 import { api, call } from '../../api/client.ts';
-import type { GeoConfig } from '../../api/geo-responses.ts';
+import type { GeoConfig } from '../../api/types.ts';
 import { ErrorNote, Loading } from '../../ui/bits.tsx';
 import { useLoad } from '../../ui/use-load.ts';
 import { GeoAudits } from './GeoAudits.tsx';

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { api, type ApiError, call } from '../../api/client.ts';
-import type { GeoAnswer, GeoCitedUrl, GeoConfig, GeoRun, Paged, RunStatus } from '../../api/geo-responses.ts';
+import type { GeoAnswer, GeoCitedUrl, GeoConfig, GeoRun, Paged, RunStatus } from '../../api/types.ts';
 import { ErrorNote, ExternalLink, Loading } from '../../ui/bits.tsx';
 import { dateTime } from '../../ui/format.ts';
 import { useLoad } from '../../ui/use-load.ts';

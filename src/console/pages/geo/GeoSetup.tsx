@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { api, type ApiError, call } from '../../api/client.ts';
-import type { GeoConfig, GeoEntity, GeoPrompt, Paged } from '../../api/geo-responses.ts';
+import type { GeoConfig, GeoEntity, GeoPrompt, Paged } from '../../api/types.ts';
 import { ErrorNote, Field, Loading } from '../../ui/bits.tsx';
 import { dateTime } from '../../ui/format.ts';
 import { useLoad } from '../../ui/use-load.ts';

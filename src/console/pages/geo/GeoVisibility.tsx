@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
 import { api, call } from '../../api/client.ts';
-import type { GeoConfig, GeoMetrics, GeoOverview, GeoTraffic, GeoTrends, Ratio } from '../../api/geo-responses.ts';
+import type { GeoConfig, GeoMetrics, GeoOverview, GeoTraffic, GeoTrends, Ratio } from '../../api/types.ts';
 import { ErrorNote, Field, Loading } from '../../ui/bits.tsx';
 import { count, dateTime, percent, time } from '../../ui/format.ts';
 import { TimeChart, type ChartSeries } from '../../ui/TimeChart.tsx';

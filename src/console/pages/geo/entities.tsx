@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import type { GeoConfig, GeoMention } from '../../api/geo-responses.ts';
+import type { GeoConfig, GeoMention } from '../../api/types.ts';
 import { mentionSpans, type Entity } from '../../../geo/mentions.ts';
 
 /** The brand first, then the competitors, as the server finds mentions with them. */

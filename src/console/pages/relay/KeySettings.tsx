@@ -1,5 +1,5 @@
 import type { ApiError } from '../../api/client.ts';
-import type { RelayKey } from '../../api/relay-responses.ts';
+import type { RelayKey } from '../../api/types.ts';
 import type { Site } from '../../api/types.ts';
 import { Field } from '../../ui/bits.tsx';
 

@@ -1,6 +1,6 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { api, type ApiError, call } from '../../api/client.ts';
-import type { Channel, RelayGroup, RelayModel } from '../../api/relay-responses.ts';
+import type { Channel, RelayGroup, RelayModel } from '../../api/types.ts';
 import type { Account } from '../../api/types.ts';
 import { ErrorNote, Field, Loading } from '../../ui/bits.tsx';
 import { useLoad } from '../../ui/use-load.ts';

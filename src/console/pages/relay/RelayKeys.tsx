@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { api, type ApiError, call } from '../../api/client.ts';
-import type { RelayGroup, RelayKey } from '../../api/relay-responses.ts';
+import type { RelayGroup, RelayKey } from '../../api/types.ts';
 import type { Site } from '../../api/types.ts';
 import { ErrorNote, Field, Loading } from '../../ui/bits.tsx';
 import { dateTime } from '../../ui/format.ts';
