@@ -20,25 +20,20 @@
  * BENCH_CLIENTS (8), BENCH_BATCH (500), BENCH_WORKER_PROCESSES (1), WORKER_CONCURRENCY (8),
  * BENCH_DATABASE_URL (postgres://postgres@127.0.0.1:5432/postgres), BENCH_REDIS_URL.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
-import { Redis } from 'ioredis';
 import pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { Agent, request } from 'undici';
-import { insertAccount } from '../../src/accounts/repo.ts';
-import { hashSecret, newSecret } from '../../src/auth/secrets.ts';
-import { insertCredential } from '../../src/credentials/repo.ts';
 import { createDb, type Db } from '../../src/db/connection.ts';
-import { migrate } from '../../src/db/migrate.ts';
 import { sha256 } from '../../src/ingest/canonical.ts';
 import { BATCH_SCHEMAS } from '../../src/ingest/schemas.ts';
 import { RECORD_TABLES } from '../../src/ingest/tables.ts';
-import { insertSite } from '../../src/sites/repo.ts';
 import { spawnRadar, type RadarProcess } from '../helpers/processes.ts';
-import { envNumber, PG_BASE, REDIS_URL } from './env.ts';
+import { envNumber, REDIS_URL } from './env.ts';
+import { benchSite, dropBenchSite } from './radar-site.ts';
 
 const num = (name: string, fallback: number) => envNumber(name, fallback, 'positive');
 
@@ -147,69 +142,8 @@ function cpuReport(before: Record<string, number>, afterwards: Record<string, nu
     .join(', ');
 }
 
-interface Setup {
-  tag: string;
-  dbUrl: string;
-  siteId: string;
-  secret: string;
-}
-
-async function setup(): Promise<Setup> {
-  const tag = `bench${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
-  const url = new URL(PG_BASE);
-  url.pathname = `/radar_${tag}`;
-  const dbUrl = url.toString();
-  await migrate(dbUrl);
-  const db = createDb({ url: dbUrl, poolSize: 1, applicationName: 'radar-bench' });
-  try {
-    const account = await insertAccount(db, {
-      email: `${tag}@bench.example`,
-      name: 'Bench',
-      passwordHash: null,
-      admin: false,
-    });
-    const site = await insertSite(db, account.id, {
-      name: 'Bench site',
-      websiteUrl: 'https://bench.example',
-      description: 'benchmark',
-      category: 'writing',
-      publicMetrics: false,
-    });
-    const secret = newSecret('rdr_ingest_');
-    await insertCredential(db, {
-      siteId: site.id,
-      createdBy: account.id,
-      name: 'bench',
-      kind: 'ingest',
-      scopes: ['ingest:events:write', 'ingest:receipt:read'],
-      prefix: secret.slice(0, 12),
-      secretHash: hashSecret(secret),
-      expiresInDays: 1,
-    });
-    return { tag, dbUrl, siteId: site.id, secret };
-  } finally {
-    await db.$pool.end();
-  }
-}
-
-async function teardown(s: Setup, procs: RadarProcess[]): Promise<void> {
-  await Promise.all(procs.map((p) => p.kill('SIGTERM')));
-  const admin = createDb({ url: PG_BASE, poolSize: 1, applicationName: 'radar-bench' });
-  await admin
-    .none('DROP DATABASE IF EXISTS $1:name WITH (FORCE)', [new URL(s.dbUrl).pathname.slice(1)])
-    .finally(() => admin.$pool.end());
-  const redis = new Redis(REDIS_URL);
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${s.tag}:*`, 'COUNT', 1000);
-    if (keys.length) await redis.del(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-  redis.disconnect();
-}
-
 async function main(): Promise<void> {
-  const s = await setup();
+  const s = await benchSite();
   // Limits off: the bench measures capacity, and the burst is meant to exceed any sane quota.
   const env = {
     DATABASE_URL: s.dbUrl,
@@ -405,7 +339,7 @@ async function main(): Promise<void> {
     );
     if (errors || accepted !== burstStored || stored !== ok) process.exitCode = 1;
   } finally {
-    await teardown(s, procs);
+    await dropBenchSite(s, procs);
   }
 }
 
