@@ -1,14 +1,17 @@
 import { RESOURCES, type Resource } from '../auth/scopes.ts';
-import { rangeArrays, type Span } from './cover.ts';
+import { rangeArrays, type RangeArrays, type Span } from './cover.ts';
 import { Figures } from './figures.ts';
 import { DAY, HOUR } from './calendar.ts';
+import { pendingDayHours, pendingPresence, pendingSeries } from './pending.ts';
 import {
   dayHours,
   dayPresence,
   freshness as loadFreshness,
+  pendingCounts,
   series,
   summaries,
   type DayHours,
+  type PendingRow,
   type Queryable,
   type SeriesRow,
   type SummaryRow,
@@ -67,6 +70,8 @@ export interface DayData {
   summaryDays: Set<number>;
   coverage: Coverage;
   freshness: Freshness;
+  /** What the changes not folded into the rollups yet add to them (views add it to every read). */
+  pending: PendingRow[];
 }
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -95,35 +100,50 @@ export async function loadDays(
   const core = hourCore(w);
   let window: SeriesRow[];
   let days: Figures[];
+  // Small (what arrived since the last fold), and every read below adds it.
+  const pending = await pendingCounts(db, siteId);
+  /** The window's figures over `r`, pending changes included. */
+  const totals = async (r: RangeArrays, metrics: readonly string[] | null) => [
+    ...(await series(db, siteId, r, metrics)),
+    ...pendingSeries(pending, r, metrics),
+  ];
   if (core) {
     // The hourly values of `dayMetrics` (timeseries) are the biggest read: on a lane of their own
     // when there is one, while the rest is read on the first (one query at a time per connection).
     const { from, to } = utcDays(core);
-    const aside = dayMetrics.length > 0 && lanes[1] ? dayHours(lanes[1], siteId, from, to, dayMetrics) : null;
+    const values = async (t: Queryable) => [
+      ...(await dayHours(t, siteId, from, to, dayMetrics)),
+      ...pendingDayHours(pending, from, to, dayMetrics),
+    ];
+    const aside = dayMetrics.length > 0 && lanes[1] ? values(lanes[1]) : null;
     aside?.catch(() => undefined); // awaited below; a failure before then must not go unhandled
     // One read for the window's figures: its whole hours (group -1) and, as the groups of their
     // days, the parts of its first and last day outside them.
-    window = await series(db, siteId, rangeArrays([{ ...core, group: -1 }, ...fringes(w, core)]), null);
+    window = await totals(rangeArrays([{ ...core, group: -1 }, ...fringes(w, core)]), null);
     days = await daysFromHours(
       db,
       siteId,
       w,
       core,
       PRESENCE_METRICS.filter((m) => !dayMetrics.includes(m)),
-      aside ?? (dayMetrics.length > 0 ? dayHours(db, siteId, from, to, dayMetrics) : []),
+      aside ?? (dayMetrics.length > 0 ? values(db) : []),
+      pending,
     );
     for (const r of window) if (r.grp >= 0) days[r.grp]!.add(r.metric, r.dim, r.currency, r.value);
   } else {
-    window = await series(db, siteId, rangeArrays([{ from: w.from, to: w.to, group: 0 }]), null);
-    days = await daysFromRanges(db, siteId, w, [...new Set([...PRESENCE_METRICS, ...dayMetrics])]);
+    window = await totals(rangeArrays([{ from: w.from, to: w.to, group: 0 }]), null);
+    const metrics = [...new Set([...PRESENCE_METRICS, ...dayMetrics])];
+    days = w.days.map(() => new Figures());
+    for (const r of await totals(rangeArrays(w.days.map((d, i) => ({ from: d.from, to: d.to, group: i }))), metrics))
+      days[r.grp]!.add(r.metric, r.dim, r.currency, r.value);
   }
   const sums = await summaries(db, siteId, w.from, w.to);
   const fresh = await loadFreshness(db, siteId);
 
-  const totals = new Figures();
+  const sum = new Figures();
   const families = new Map<string, { records: number; first: Date | null; last: Date | null }>();
   for (const r of window) {
-    totals.add(r.metric, r.dim, r.currency, r.value);
+    sum.add(r.metric, r.dim, r.currency, r.value);
     if (!r.metric.startsWith('records:')) continue;
     const name = r.metric.slice('records:'.length);
     const f = families.get(name);
@@ -143,7 +163,7 @@ export async function loadDays(
       days.filter((d) => d.count(SUMMARY_FOLD[m].presence) > 0).length,
     ]),
   ) as Record<SummaryMetric, number>;
-  const { used, summaryDays, perMetric } = foldSummaries(w, days, totals, sums);
+  const { used, summaryDays, perMetric } = foldSummaries(w, days, sum, sums);
   const metrics = Object.fromEntries(
     (Object.keys(SUMMARY_FOLD) as SummaryMetric[]).map((m) => {
       const raw = rawDays[m];
@@ -154,9 +174,10 @@ export async function loadDays(
   ) as Record<SummaryMetric, MetricSource>;
 
   return {
-    totals,
+    totals: sum,
     days,
     summaryDays,
+    pending,
     coverage: {
       window: presentWindow(w),
       families: Object.fromEntries(
@@ -224,6 +245,7 @@ async function daysFromHours(
   core: Span,
   presence: readonly string[],
   valueRows: Promise<DayHours[]> | DayHours[],
+  pending: readonly PendingRow[],
 ): Promise<Figures[]> {
   const days = w.days.map(() => new Figures());
   const starts = w.days.map((d) => d.from);
@@ -259,7 +281,10 @@ async function daysFromHours(
     );
   }
   const wanted = new Set(presence);
-  for (const { day: utcDay, metrics, hours } of await dayPresence(db, siteId, from, to)) {
+  for (const { day: utcDay, metrics, hours } of [
+    ...(await dayPresence(db, siteId, from, to)),
+    ...pendingPresence(pending, from, to),
+  ]) {
     metrics.forEach((metric, k) => {
       const mask = hours[k]!;
       if (wanted.has(metric))
@@ -276,25 +301,6 @@ async function daysFromHours(
 /** The whole UTC days covering a span: [from, to), UTC midnights. */
 function utcDays(s: Span): Span {
   return { from: Math.floor(s.from / DAY) * DAY, to: Math.ceil(s.to / DAY) * DAY };
-}
-
-/** Local days of any zone, each read as its own ranges of buckets (quarter hours at the ends). */
-async function daysFromRanges(
-  db: Queryable,
-  siteId: string,
-  w: Window,
-  metrics: readonly string[],
-): Promise<Figures[]> {
-  const days = w.days.map(() => new Figures());
-  for (const r of await series(
-    db,
-    siteId,
-    rangeArrays(w.days.map((d, i) => ({ from: d.from, to: d.to, group: i }))),
-    metrics,
-  )) {
-    days[r.grp]!.add(r.metric, r.dim, r.currency, r.value);
-  }
-  return days;
 }
 
 /** Index of the last element of an ascending array that is <= t. */

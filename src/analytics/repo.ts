@@ -7,13 +7,19 @@ import type { RangeArrays } from './cover.ts';
 const q = {
   txSettings: sqlFile('analytics/tx-settings.sql'),
   lock: sqlFile('analytics/rollup-lock.sql'),
+  unlock: sqlFile('analytics/rollup-unlock.sql'),
   drain: sqlFile('analytics/rollup-drain.sql'),
-  expand: sqlFile('analytics/rollup-expand.sql'),
   userIds: sqlFile('analytics/rollup-user-ids.sql'),
   counts: sqlFile('analytics/rollup-counts.sql'),
   sets: sqlFile('analytics/rollup-sets.sql'),
   levels: sqlFile('analytics/rollup-levels.sql'),
   state: sqlFile('analytics/rollup-state.sql'),
+  pendingDeltas: sqlFile('analytics/pending-deltas.sql'),
+  pendingCounts: sqlFile('analytics/pending-counts.sql'),
+  foldCounts: sqlFile('analytics/fold-counts.sql'),
+  foldZeros: sqlFile('analytics/fold-zeros.sql'),
+  foldSets: sqlFile('analytics/fold-sets.sql'),
+  foldClear: sqlFile('analytics/fold-clear.sql'),
   dirtySites: sqlFile('analytics/dirty-sites.sql'),
   series: sqlFile('analytics/series.sql'),
   dayHours: sqlFile('analytics/day-hours.sql'),
@@ -28,8 +34,9 @@ const q = {
   freshness: sqlFile('analytics/freshness.sql'),
   edgeCounts: sqlFile('analytics/edge-counts.sql'),
   edgeSets: sqlFile('analytics/edge-sets.sql'),
+  edgeRawUsers: sqlFile('analytics/edge-raw-users.sql'),
   noEdgeCounts: sqlFile('analytics/no-edge-counts.sql'),
-  noEdgeSets: sqlFile('analytics/no-edge-sets.sql'),
+  noEdgeRawUsers: sqlFile('analytics/no-edge-raw-users.sql'),
 };
 
 /** A database, task or transaction: the queries below run in any. */
@@ -40,28 +47,48 @@ export async function applyTxSettings(t: Queryable): Promise<void> {
   await t.none(q.txSettings);
 }
 
-// ---- rollup (all inside one transaction holding the site's lock) ----
+// ---- rollup (a fold: under the site's lock, in one repeatable-read transaction) ----
 
+/** Takes the site's rollup lock on this connection, outside any transaction; unlockSiteRollup releases it. */
 export async function lockSiteRollup(t: Queryable, siteId: string): Promise<void> {
   await t.one(q.lock, { siteId });
 }
 
-/** The site's dirty hours, removed from the dirty list. */
+export async function unlockSiteRollup(t: Queryable, siteId: string): Promise<void> {
+  await t.one(q.unlock, { siteId });
+}
+
+/** The site's dirty hours (revised records), removed from the dirty list. */
 export async function drainDirtyHours(t: Queryable, siteId: string): Promise<Date[]> {
   return (await t.any<{ hour: Date }>(q.drain, { siteId })).map((r) => r.hour);
 }
 
-/** Other hours whose figures depend on records in `hours` (sessions, first touch). */
-export async function dependentHours(t: Queryable, siteId: string, hours: readonly Date[]): Promise<Date[]> {
-  return (await t.any<{ hour: Date }>(q.expand, { siteId, hours })).map((r) => r.hour);
-}
-
-/** Recomputes every rollup of the site for these UTC hours, from quarter hours to months. */
-export async function recomputeHours(t: Queryable, siteId: string, hours: readonly Date[]): Promise<void> {
+/** Rebuilds the quarter-hour rollups of the site for these UTC hours from the raw records. */
+export async function rebuildHours(t: Queryable, siteId: string, hours: readonly Date[]): Promise<void> {
   const p = { siteId, hours };
   await t.none(q.userIds, p);
   await t.none(q.counts, p);
   await t.none(q.sets, p);
+}
+
+/**
+ * Moves the site's pending changes into the quarter-hour rollups, except in `rebuilt` hours,
+ * and deletes them. Returns the quarter hours written.
+ */
+export async function foldPending(t: Queryable, siteId: string, rebuilt: readonly Date[]): Promise<Date[]> {
+  const p = { siteId, hours: rebuilt };
+  const counts = (
+    await t.any<{ bucket: Date }>(q.foldCounts, { ...p, pendingDeltas: pgp.as.format(q.pendingDeltas, p) })
+  ).map((r) => r.bucket);
+  if (counts.length) await t.none(q.foldZeros, { siteId, buckets: counts });
+  const sets = (await t.any<{ bucket: Date }>(q.foldSets, p)).map((r) => r.bucket);
+  await t.none(q.foldClear, p);
+  return [...counts, ...sets];
+}
+
+/** Rebuilds the coarser rollups (hours to months, presence) over these UTC hours from the quarter hours, and marks the site computed. */
+export async function rebuildLevels(t: Queryable, siteId: string, hours: readonly Date[]): Promise<void> {
+  const p = { siteId, hours };
   await t.none(q.levels, p);
   await t.none(q.state, p);
 }
@@ -74,13 +101,15 @@ export function dirtySites(db: Queryable): Promise<{ site_id: string }[]> {
 
 /**
  * The parameters of a read of ranges: the ranges, and the CTEs reading its raw spans
- * (edge-counts.sql or edge-sets.sql) formatted with them, for the read's WITH; their empty
- * stand-ins when there are none.
+ * (edge-counts.sql, or edge-sets.sql with its pending users) formatted with them, for the read's
+ * WITH; the raw spans' empty stand-ins when there are none.
  */
 function ranged(siteId: string, r: RangeArrays, edges: 'edgeCounts' | 'edgeSets') {
   const p = { siteId, ...r };
-  const none = edges === 'edgeCounts' ? q.noEdgeCounts : q.noEdgeSets;
-  return { ...p, [edges]: r.rawLos.length > 0 ? pgp.as.format(q[edges], p) : pgp.as.format(none) };
+  const raw = r.rawLos.length > 0;
+  if (edges === 'edgeCounts') return { ...p, edgeCounts: pgp.as.format(raw ? q.edgeCounts : q.noEdgeCounts, p) };
+  const rawUsers = pgp.as.format(raw ? q.edgeRawUsers : q.noEdgeRawUsers, p);
+  return { ...p, edgeSets: pgp.as.format(q.edgeSets, { ...p, rawUsers }) };
 }
 
 export interface SeriesRow {
@@ -232,4 +261,25 @@ export interface FreshnessRow {
 
 export function freshness(db: Queryable, siteId: string): Promise<FreshnessRow> {
   return db.one(q.freshness, { siteId, resources: RESOURCES });
+}
+
+/** A pending change's figure (pending-counts.sql): what it adds to a quarter hour's rollup row. */
+export interface PendingRow {
+  /** The quarter hour's start, epoch ms. */
+  bucket: number;
+  metric: string;
+  per_source: boolean;
+  channel: string;
+  campaign_id: string;
+  dim: string;
+  currency: string;
+  value: number;
+  first_at: Date | null;
+  last_at: Date | null;
+}
+
+/** What the site's pending changes (not folded into the rollups yet) add to its counts. */
+export function pendingCounts(db: Queryable, siteId: string): Promise<PendingRow[]> {
+  const p = { siteId, hours: [] };
+  return db.any(q.pendingCounts, { pendingDeltas: pgp.as.format(q.pendingDeltas, p) });
 }

@@ -1,27 +1,55 @@
-import type { Db } from '../db/connection.ts';
-import { dependentHours, applyTxSettings, drainDirtyHours, lockSiteRollup, recomputeHours } from './repo.ts';
+import { pgp, type Db } from '../db/connection.ts';
+import {
+  applyTxSettings,
+  drainDirtyHours,
+  foldPending,
+  lockSiteRollup,
+  rebuildHours,
+  rebuildLevels,
+  unlockSiteRollup,
+} from './repo.ts';
 
 export interface RollupOutcome {
-  /** Hours whose raw records changed. */
+  /** Hours of revised records, rebuilt from the raw records. */
   dirty: number;
-  /** Hours recomputed: the dirty ones and those depending on them. */
-  recomputed: number;
+  /** Quarter hours the pending changes were folded into. */
+  folded: number;
 }
+
+const HOUR = 3_600_000;
+
+// One snapshot for the whole fold: the pending changes it reads, the raw records it looks up and
+// the pending rows it deletes are the same batches (migration 0017).
+const FOLD = new pgp.txMode.TransactionMode({ tiLevel: pgp.txMode.isolationLevel.repeatableRead });
 
 /**
  * Folds every pending change of a site into its rollups, in one transaction under the site's
- * advisory lock: concurrent rollups of one site (any host) queue behind each other, and a
- * failure leaves the hours dirty for the next attempt. Recomputing is delete-and-insert of
- * whole hours from the raw records, so running it again, or late, is always safe.
+ * advisory lock: concurrent folds of one site (any host) queue behind each other, and a
+ * failure leaves everything pending for the next attempt. Hours of revised records are rebuilt
+ * from the raw records; everything else costs what arrived: the pending deltas are added to
+ * the quarter hours, and the coarser buckets over them are re-summed from the finer rollups.
  */
 export function rollupSite(db: Db, siteId: string): Promise<RollupOutcome> {
-  return db.tx('analytics-rollup', async (t) => {
-    await applyTxSettings(t);
-    await lockSiteRollup(t, siteId);
-    const dirty = await drainDirtyHours(t, siteId);
-    if (!dirty.length) return { dirty: 0, recomputed: 0 };
-    const hours = [...dirty, ...(await dependentHours(t, siteId, dirty))];
-    await recomputeHours(t, siteId, hours);
-    return { dirty: dirty.length, recomputed: hours.length };
+  return db.task('analytics-rollup', async (task) => {
+    // Taken before the transaction, so its snapshot starts after the previous fold's commit.
+    await lockSiteRollup(task, siteId);
+    try {
+      return await task.tx({ mode: FOLD }, async (t) => {
+        await applyTxSettings(t);
+        const dirty = await drainDirtyHours(t, siteId);
+        if (dirty.length) await rebuildHours(t, siteId, dirty);
+        const folded = await foldPending(t, siteId, dirty);
+        const hours = new Set([...dirty, ...folded].map((d) => Math.floor(d.getTime() / HOUR) * HOUR));
+        if (hours.size)
+          await rebuildLevels(
+            t,
+            siteId,
+            [...hours].map((h) => new Date(h)),
+          );
+        return { dirty: dirty.length, folded: new Set(folded.map((d) => d.getTime())).size };
+      });
+    } finally {
+      await unlockSiteRollup(task, siteId);
+    }
   });
 }

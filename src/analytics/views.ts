@@ -12,6 +12,7 @@ import {
   type ChunkPart,
   type Queryable,
 } from './repo.ts';
+import { pendingSources } from './pending.ts';
 import type { SharedSnapshots } from './snapshot.ts';
 import { periods, type Interval, type Window } from './window.ts';
 
@@ -210,8 +211,12 @@ function presentSource(f: SourceFigures) {
 }
 
 export function acquisition(snapshots: SharedSnapshots, siteId: string, w: Window) {
-  return answer(snapshots, siteId, w, async ([tx]) => {
-    const rows = await sources(tx!, siteId, whole(w));
+  return answer(snapshots, siteId, w, async ([tx], days) => {
+    const ranges = whole(w);
+    const stored = sources(tx!, siteId, ranges);
+    stored.catch(() => undefined); // awaited below; a failure before then must not go unhandled
+    const { pending } = await days;
+    const rows = [...(await stored), ...pendingSources(pending, ranges)];
     const known = await campaigns(tx!, siteId);
     const campaignOf = new Map(known.map((c) => [c.campaign_id, c]));
     const byChannel = new Map<string | null, SourceFigures>();

@@ -47,14 +47,19 @@ export async function ingest(
 }
 
 /**
- * Waits until the site's rollups hold every ingested change: its dirty hours are drained in
- * the same transaction that writes the rollups, so none left means all folded in.
+ * Waits until the site's rollups hold every ingested change: its dirty hours and pending
+ * changes are deleted in the same transaction that writes the rollups, so none left means all
+ * folded in.
  */
 export async function waitForRollups(app: Pick<TestApp, 'db'>, siteId: string, timeoutMs = 20_000): Promise<void> {
   await eventually(
     async () => {
       const { n } = await app.db.one<{ n: number }>(
-        'SELECT count(*)::int AS n FROM analytics_dirty WHERE site_id = $1',
+        `SELECT (SELECT count(*) FROM analytics_dirty WHERE site_id = $1)
+           + (SELECT count(*) FROM analytics_pending_counts WHERE site_id = $1)
+           + (SELECT count(*) FROM analytics_pending_users WHERE site_id = $1)
+           + (SELECT count(*) FROM analytics_pending_keys WHERE site_id = $1)
+           + (SELECT count(*) FROM analytics_pending_money WHERE site_id = $1) AS n`,
         [siteId],
       );
       return n === 0 ? true : undefined;

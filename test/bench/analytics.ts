@@ -282,7 +282,9 @@ async function loadAndRollup(db: Db, tag: string): Promise<{ account: { id: stri
   // visibility map that lets reads be index-only scans. Done by hand because a server may run
   // with autovacuum off (this machine's CI PostgreSQL does); the raw aggregates get it too.
   await vacuumAndSettle(db);
-  log(`rollups: large site ${bigRollup.recomputed} hours in ${bigMs} ms; ${SMALL_SITES} small sites in ${ms(t0)} ms`);
+  log(
+    `rollups: large site ${bigRollup.dirty + bigRollup.folded} hours and quarter hours in ${bigMs} ms; ${SMALL_SITES} small sites in ${ms(t0)} ms`,
+  );
   return { account, big };
 }
 
