@@ -38,19 +38,31 @@ export function pendingSeries(
     );
 }
 
-/** Figures per acquisition source (sources.sql) over the ranges of `r`. */
-export function pendingSources(pending: readonly PendingRow[], r: RangeArrays): SourceRow[] {
-  return pending
-    .filter((p) => p.per_source)
-    .flatMap((p) =>
-      groupsOf(r, p.bucket).map(() => ({
-        channel: p.channel,
-        campaign_id: p.campaign_id,
-        metric: p.metric,
-        currency: p.currency,
-        value: p.value,
-      })),
-    );
+/**
+ * Figures per acquisition source (sources.sql) over the ranges of `r`, pending changes added.
+ * A source's visits or money can move to another source (a session's start, a user's first
+ * touch): a figure that nets to zero is left out, as the fold removes its row (fold-zeros.sql).
+ */
+export function withPendingSources(
+  stored: readonly SourceRow[],
+  pending: readonly PendingRow[],
+  r: RangeArrays,
+): SourceRow[] {
+  const sums = new Map<string, SourceRow>();
+  const add = (row: SourceRow, times = 1) => {
+    const k = [row.channel, row.campaign_id, row.metric, row.currency].join('\n');
+    const sum = sums.get(k);
+    if (sum) sum.value += row.value * times;
+    else sums.set(k, { ...row, value: row.value * times });
+  };
+  for (const row of stored) add(row);
+  for (const p of pending)
+    if (p.per_source)
+      add(
+        { channel: p.channel, campaign_id: p.campaign_id, metric: p.metric, currency: p.currency, value: p.value },
+        groupsOf(r, p.bucket).length,
+      );
+  return [...sums.values()].filter((row) => row.value !== 0);
 }
 
 const inDays = (p: PendingRow, from: number, to: number) => !p.per_source && p.bucket >= from && p.bucket < to;

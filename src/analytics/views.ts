@@ -12,7 +12,7 @@ import {
   type ChunkPart,
   type Queryable,
 } from './repo.ts';
-import { pendingSources } from './pending.ts';
+import { withPendingSources } from './pending.ts';
 import type { SharedSnapshots } from './snapshot.ts';
 import { periods, type Interval, type Window } from './window.ts';
 
@@ -216,7 +216,7 @@ export function acquisition(snapshots: SharedSnapshots, siteId: string, w: Windo
     const stored = sources(tx!, siteId, ranges);
     stored.catch(() => undefined); // awaited below; a failure before then must not go unhandled
     const { pending } = await days;
-    const rows = [...(await stored), ...pendingSources(pending, ranges)];
+    const rows = withPendingSources(await stored, pending, ranges);
     const known = await campaigns(tx!, siteId);
     const campaignOf = new Map(known.map((c) => [c.campaign_id, c]));
     const byChannel = new Map<string | null, SourceFigures>();

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import type { Resource } from '../../src/auth/scopes.ts';
+import { RESOURCES, type Resource } from '../../src/auth/scopes.ts';
+import { rollupSite } from '../../src/analytics/rollup.ts';
+import type { Db } from '../../src/db/connection.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { call, type Answer } from '../helpers/http.ts';
 import { batch, postBatch, type IngestSite } from '../ingest/fixtures.ts';
@@ -78,4 +80,55 @@ export function view(
 ): Promise<Answer> {
   const qs = new URLSearchParams(query).toString();
   return call(app.url, 'GET', `/api/v1/sites/${siteId}/analytics/${name}${qs ? `?${qs}` : ''}`, { bearer: key });
+}
+
+/** Every view, over windows that take every read path: whole UTC days, a zone off whole hours, ragged instants. */
+const CHECKED_WINDOWS: Record<string, string>[] = [
+  { from: '2026-10-20', to: '2026-11-20', tz: 'UTC' },
+  { from: '2026-10-20', to: '2026-11-20', tz: 'Asia/Kathmandu' },
+  { from: '2026-11-09T23:07:13.5Z', to: '2026-11-11T13:52:01Z', tz: 'America/New_York' },
+];
+const VIEWS = ['overview', 'acquisition', 'timeseries', 'finance', 'funnel', 'retention'];
+
+/**
+ * The answers of every view over the checked windows, without `freshness` (when the rollups were
+ * computed, which a rebuild changes by design). `key` needs analytics:read and finance:read.
+ */
+export async function allViews(app: Pick<TestApp, 'url'>, siteId: string, key: string): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (const w of CHECKED_WINDOWS)
+    for (const name of VIEWS) {
+      const r = await view(app, siteId, name, key, w);
+      assert.equal(r.status, 200, r.text);
+      const { freshness: _, ...rest } = r.body as Record<string, unknown>;
+      out.push({ view: name, window: w, ...rest });
+    }
+  return out;
+}
+
+/**
+ * Rebuilds a site's rollups from its raw records alone, by the rollup's definitions
+ * (sql/analytics/rollup-counts.sql, rollup-sets.sql): drops every rollup row of the site and the
+ * session starts and first touches they were counted with, marks every hour holding a record or
+ * a subscription's first start, and folds. The fold rebuilds marked hours from the raw records
+ * and derives the session starts and first touches of their events again.
+ */
+export async function rebuildFromScratch(db: Db, siteId: string): Promise<void> {
+  await db.tx(async (t) => {
+    for (const table of [
+      'analytics_counts',
+      'analytics_sets',
+      'analytics_presence',
+      'analytics_session_starts',
+      'analytics_user_touch',
+    ])
+      await t.none('DELETE FROM $1:name WHERE site_id = $2', [table, siteId]);
+    const hours = [...RESOURCES.map((r) => `SELECT occurred_at AS at FROM ingest_${r} WHERE site_id = $1`)];
+    hours.push('SELECT started_at FROM analytics_subscription_starts WHERE site_id = $1');
+    await t.none(
+      `INSERT INTO analytics_dirty (site_id, hour) SELECT DISTINCT $1::uuid, date_trunc('hour', at, 'UTC') FROM (${hours.join(' UNION ALL ')}) x`,
+      [siteId],
+    );
+  });
+  await rollupSite(db, siteId);
 }
