@@ -1,7 +1,9 @@
 -- What the site's pending changes add to analytics_counts, per quarter hour (migration 0017):
 -- the record-local figures of analytics_pending_counts, and the moves of the figures that depend
--- on other records. Takes ${siteId} and ${hours} (timestamptz[], the UTC hours a fold rebuilds
--- from raw records; empty for a view). CTEs for a statement's WITH, ending in
+-- on other records. Takes ${siteId}, ${hours} (timestamptz[], the UTC hours a fold rebuilds
+-- from raw records; empty for a view), and for a view the quarter hours it reads,
+-- [${lo}, ${hi}) (timestamptz; '-infinity', 'infinity' for a fold) and ${view} (true: leave out
+-- the first touches that move no money). CTEs for a statement's WITH, ending in
 -- pending_deltas(bucket, metric, per_source, channel, campaign_id, dim, currency, value,
 -- first_at, last_at), plus session_starts (sessions whose counted start moves: c_* now, null
 -- if none) and touch_moves (users whose first touch moves: c_* now) for the fold to record.
@@ -25,6 +27,9 @@ pending_keys AS (
   SELECT k.kind, u.key, min(u.at) AS at
   FROM analytics_pending_keys k CROSS JOIN LATERAL unnest(k.keys, k.ats) AS u(key, at)
   WHERE k.site_id = ${siteId}
+    -- A session's visit moves only to a pending visit (before ${hi} to matter); a user's money
+    -- may lie anywhere.
+    AND (k.kind = 'touch' OR u.at < ${hi}::timestamptz)
   GROUP BY k.kind, u.key
   UNION ALL
   SELECT DISTINCT 'session', session_id, timestamptz '-infinity' FROM pending_rebuilt WHERE event_type = 'visit' AND session_id IS NOT NULL
@@ -57,6 +62,8 @@ touch_moves AS (
     ORDER BY x.occurred_at, x.event_id LIMIT 1
   ) c ON true
   WHERE (f.at IS NULL OR k.at <= f.at)
+    AND (NOT ${view} OR EXISTS (SELECT 1 FROM ingest_orders o WHERE o.site_id = ${siteId} AND o.external_user_id = k.key)
+      OR EXISTS (SELECT 1 FROM ingest_payments p WHERE p.site_id = ${siteId} AND p.external_user_id = k.key))
     AND (c.at, c.event_id) IS DISTINCT FROM (f.at, f.event_id)
 ),
 pending_money AS (
@@ -64,7 +71,7 @@ pending_money AS (
   SELECT p.bucket, p.metric, coalesce(t.channel, '') AS channel, coalesce(t.campaign_id, '') AS campaign_id, p.currency, p.value
   FROM analytics_pending_money p
   LEFT JOIN analytics_user_touch t ON t.site_id = ${siteId} AND t.external_user_id = p.external_user_id
-  WHERE p.site_id = ${siteId}
+  WHERE p.site_id = ${siteId} AND p.bucket >= ${lo}::timestamptz AND p.bucket < ${hi}::timestamptz
   UNION ALL
   -- All the stored money of a user whose touch moved, from the old touch to the new.
   SELECT date_bin('15 minutes', o.occurred_at, timestamptz '2000-01-01 00:00Z'), 'paid_orders', s.channel, s.campaign_id, '', s.sign
@@ -79,7 +86,7 @@ pending_money AS (
 ),
 pending_all AS (
   SELECT bucket, metric, per_source, channel, campaign_id, dim, currency, value, first_at, last_at
-  FROM analytics_pending_counts WHERE site_id = ${siteId}
+  FROM analytics_pending_counts WHERE site_id = ${siteId} AND bucket >= ${lo}::timestamptz AND bucket < ${hi}::timestamptz
   UNION ALL
   SELECT date_bin('15 minutes', m.at, timestamptz '2000-01-01 00:00Z'), 'visits', s.per_source,
     CASE WHEN s.per_source THEN m.channel ELSE '' END, CASE WHEN s.per_source THEN m.campaign_id ELSE '' END, '', '', m.value, NULL, NULL
@@ -96,5 +103,6 @@ pending_deltas AS (
   SELECT bucket, metric, per_source, channel, campaign_id, dim, currency, sum(value)::bigint AS value,
     min(first_at) AS first_at, max(last_at) AS last_at
   FROM pending_all
+  WHERE bucket >= ${lo}::timestamptz AND bucket < ${hi}::timestamptz
   GROUP BY bucket, metric, per_source, channel, campaign_id, dim, currency
 )

@@ -101,7 +101,7 @@ export async function loadDays(
   let window: SeriesRow[];
   let days: Figures[];
   // Small (what arrived since the last fold), and every read below adds it.
-  const pending = await pendingCounts(db, siteId);
+  const pending = await pendingCounts(db, siteId, w.from, w.to);
   /** The window's figures over `r`, pending changes included. */
   const totals = async (r: RangeArrays, metrics: readonly string[] | null) => [
     ...(await series(db, siteId, r, metrics)),

@@ -1,7 +1,7 @@
 import { RESOURCES } from '../auth/scopes.ts';
 import { pgp, type Db } from '../db/connection.ts';
 import { sqlFile } from '../db/sql-file.ts';
-import { isoInstant } from './calendar.ts';
+import { isoInstant, QUARTER } from './calendar.ts';
 import type { RangeArrays } from './cover.ts';
 
 const q = {
@@ -76,7 +76,7 @@ export async function rebuildHours(t: Queryable, siteId: string, hours: readonly
  * and deletes them. Returns the quarter hours written.
  */
 export async function foldPending(t: Queryable, siteId: string, rebuilt: readonly Date[]): Promise<Date[]> {
-  const p = { siteId, hours: rebuilt };
+  const p = { siteId, hours: rebuilt, lo: '-infinity', hi: 'infinity', view: false };
   const counts = (
     await t.any<{ bucket: Date }>(q.foldCounts, { ...p, pendingDeltas: pgp.as.format(q.pendingDeltas, p) })
   ).map((r) => r.bucket);
@@ -278,8 +278,17 @@ export interface PendingRow {
   last_at: Date | null;
 }
 
-/** What the site's pending changes (not folded into the rollups yet) add to its counts. */
-export function pendingCounts(db: Queryable, siteId: string): Promise<PendingRow[]> {
-  const p = { siteId, hours: [] };
+/**
+ * What the site's pending changes (not folded into the rollups yet) add to its counts in the
+ * quarter hours of [from, to) (epoch ms, rounded out to quarter hours).
+ */
+export function pendingCounts(db: Queryable, siteId: string, from: number, to: number): Promise<PendingRow[]> {
+  const p = {
+    siteId,
+    hours: [],
+    lo: isoInstant(Math.floor(from / QUARTER) * QUARTER),
+    hi: isoInstant(Math.ceil(to / QUARTER) * QUARTER),
+    view: true,
+  };
   return db.any(q.pendingCounts, { pendingDeltas: pgp.as.format(q.pendingDeltas, p) });
 }

@@ -171,6 +171,8 @@ async function main(): Promise<void> {
     const elapsed = (performance.now() - start) / 1000;
     const loadViews = viewMs.splice(0);
     await agent.close();
+    // The rollup passes during the load, from the worker's log (workers/rollup.ts).
+    const passes = procs[1]!.logs.filter((l) => l.msg === 'analytics rollup done' && typeof l.ms === 'number');
 
     const stretch = Math.max(10, Math.ceil(LOAD_S / 6));
     console.log('');
@@ -186,6 +188,7 @@ async function main(): Promise<void> {
     );
     console.log(`overview request  idle ${fmt(idleViews)}`);
     console.log(`                  load ${fmt(loadViews)}`);
+    console.log(`rollup passes     ${fmt(passes.map((l) => l.ms as number))}`);
     if (failed || loaded.some((l) => !Number.isFinite(l.delay))) process.exitCode = 1;
   } finally {
     await dropBenchSite(s, procs);

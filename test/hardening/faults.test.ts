@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
+import { assertViewsMatchRebuild } from '../analytics/fixtures.ts';
 import { insertSiteWithIngestKey } from '../helpers/fixtures.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { call } from '../helpers/http.ts';
@@ -36,16 +37,20 @@ interface Cluster {
   services: TestServices;
   siteId: string;
   ingestKey: string;
+  readKey: string;
   door: RadarProcess;
   base: string;
   spawnWorker(): Promise<RadarProcess>;
 }
 
-/** A database on the private server, one site with an ingest key, a front door and one worker. */
+/**
+ * A database on the private server, one site with an ingest key and an analytics read key, a
+ * front door and one worker.
+ */
 async function cluster(): Promise<Cluster> {
   const services = await testServices({ REDIS_URL: redis.url }, { pgBase: pgServer.url });
   cleanups.push(() => services.cleanup());
-  const { siteId, ingestKey } = await insertSiteWithIngestKey(services.db);
+  const { siteId, ingestKey, readKey } = await insertSiteWithIngestKey(services.db);
   const env = {
     DATABASE_URL: services.config.DATABASE_URL,
     REDIS_URL: redis.url,
@@ -64,9 +69,11 @@ async function cluster(): Promise<Cluster> {
     services,
     siteId,
     ingestKey,
+    readKey,
     door,
     base: `http://127.0.0.1:${door.port}`,
-    spawnWorker: () => spawnOne(['work', '--queues', 'ingest']),
+    // Rollups too: batches are folded into them while the fault strikes.
+    spawnWorker: () => spawnOne(['work', '--queues', 'ingest,rollup']),
   };
 }
 
@@ -133,6 +140,7 @@ test('Redis stopped under ingest load: 503 with Retry-After, then every acknowle
 
   assertAnswersClean(load);
   await assertAppliedOnce(c.services.db, c.siteId, load.acknowledged.values(), 60_000);
+  await assertViewsMatchRebuild({ url: c.base }, c.services.db, c.siteId, c.readKey);
 });
 
 test('PostgreSQL stopped under ingest load: 503 with Retry-After, then every acknowledged batch applied once', async () => {
@@ -145,6 +153,7 @@ test('PostgreSQL stopped under ingest load: 503 with Retry-After, then every ack
   await assertAppliedOnce(c.services.db, c.siteId, load.acknowledged.values(), 60_000);
   const health = await call(c.base, 'GET', '/readyz');
   assert.equal(health.status, 200, 'the front door is ready again');
+  await assertViewsMatchRebuild({ url: c.base }, c.services.db, c.siteId, c.readKey);
 });
 
 test('a worker killed in the middle of its transaction leaves no partial batch; the job is retried and applied once', async () => {
@@ -220,4 +229,5 @@ test('a worker killed in the middle of its transaction leaves no partial batch; 
   // Another worker finds the job stalled (its lock expired) and applies it.
   await c.spawnWorker();
   await assertAppliedOnce(c.services.db, c.siteId, [{ resource: 'events', batchId: 'mid', records }], 60_000);
+  await assertViewsMatchRebuild({ url: c.base }, c.services.db, c.siteId, c.readKey);
 });

@@ -1,3 +1,4 @@
+import type { Scope } from '../../src/auth/scopes.ts';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { insertAccount } from '../../src/accounts/repo.ts';
@@ -65,10 +66,11 @@ export async function createCredential(
 }
 
 /**
- * A site and an events ingest key written straight into the database, for tests whose front
- * door is a separate process (or not running yet).
+ * A site, an events ingest key and an analytics read key (analytics:read, finance:read)
+ * written straight into the database, for tests whose front door is a separate process (or not
+ * running yet).
  */
-export async function insertSiteWithIngestKey(db: Db): Promise<{ siteId: string; ingestKey: string }> {
+export async function insertSiteWithIngestKey(db: Db): Promise<{ siteId: string; ingestKey: string; readKey: string }> {
   const account = await insertAccount(db, {
     email: `i${randomBytes(4).toString('hex')}@example.com`,
     name: null,
@@ -82,16 +84,21 @@ export async function insertSiteWithIngestKey(db: Db): Promise<{ siteId: string;
     category: 'api',
     publicMetrics: false,
   });
-  const ingestKey = newSecret('rdr_ingest_');
-  await insertCredential(db, {
-    siteId: site.id,
-    createdBy: account.id,
-    name: 'k',
-    kind: 'ingest',
-    scopes: ['ingest:events:write', 'ingest:receipt:read'],
-    prefix: ingestKey.slice(0, 12),
-    secretHash: hashSecret(ingestKey),
-    expiresInDays: 1,
-  });
-  return { siteId: site.id, ingestKey };
+  const credential = async (kind: 'ingest' | 'read', scopes: Scope[]) => {
+    const secret = newSecret(kind === 'ingest' ? 'rdr_ingest_' : 'rdr_read_');
+    await insertCredential(db, {
+      siteId: site.id,
+      createdBy: account.id,
+      name: 'k',
+      kind,
+      scopes,
+      prefix: secret.slice(0, 12),
+      secretHash: hashSecret(secret),
+      expiresInDays: 1,
+    });
+    return secret;
+  };
+  const ingestKey = await credential('ingest', ['ingest:events:write', 'ingest:receipt:read']);
+  const readKey = await credential('read', ['analytics:read', 'finance:read']);
+  return { siteId: site.id, ingestKey, readKey };
 }
