@@ -22,7 +22,12 @@ export const rollupWorker: QueueWorker<typeof ROLLUP_QUEUE> = {
     },
     async rollupSite(data, job, ctx) {
       const started = Date.now();
-      const outcome = await rollupSite(ctx.db, data.site_id);
+      const outcome = await rollupSite(ctx.db, data.site_id, false);
+      if (!outcome) {
+        // Another fold of the site is running; what it does not see is folded by the next slot's job.
+        await enqueueRollups(ctx.queues, [data.site_id]);
+        return null;
+      }
       ctx.log.info(
         { jobId: job.id, siteId: data.site_id, ...outcome, ms: Date.now() - started },
         'analytics rollup done',

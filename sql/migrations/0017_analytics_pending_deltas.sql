@@ -10,6 +10,10 @@
 -- Revised records (UPDATE) still mark their old and new hours in analytics_dirty, which the
 -- fold rebuilds from the raw records as before.
 --
+-- freshness.as_of is now the instant before which every acknowledged batch is in the figures,
+-- not when the rollups were last computed: analytics_state is no longer written or read (drop it
+-- once no older worker runs).
+--
 -- What a record contributes on its own is summed per statement here. Two kinds of figures
 -- depend on other records, and are derived by the fold (and by views) from what changed:
 --   - visits of sessions: a session counts once, at its earliest visit (analytics_session_starts

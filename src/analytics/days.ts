@@ -200,7 +200,9 @@ export async function loadDays(
       summaries: { used, unused: sums.length - used },
     },
     freshness: {
-      as_of: iso(fresh.computed_at),
+      // Every batch acknowledged before as_of is in the figures: pending inserts are read with
+      // the rollups, and only revised records wait for a fold (analytics_dirty).
+      as_of: iso(fresh.oldest_pending ?? fresh.now),
       lag_seconds: fresh.oldest_pending
         ? Math.max(0, Math.ceil((fresh.now.getTime() - fresh.oldest_pending.getTime()) / 1000))
         : 0,

@@ -13,7 +13,6 @@ const q = {
   counts: sqlFile('analytics/rollup-counts.sql'),
   sets: sqlFile('analytics/rollup-sets.sql'),
   levels: sqlFile('analytics/rollup-levels.sql'),
-  state: sqlFile('analytics/rollup-state.sql'),
   pendingDeltas: sqlFile('analytics/pending-deltas.sql'),
   pendingCounts: sqlFile('analytics/pending-counts.sql'),
   foldCounts: sqlFile('analytics/fold-counts.sql'),
@@ -49,9 +48,12 @@ export async function applyTxSettings(t: Queryable): Promise<void> {
 
 // ---- rollup (a fold: under the site's lock, in one repeatable-read transaction) ----
 
-/** Takes the site's rollup lock on this connection, outside any transaction; unlockSiteRollup releases it. */
-export async function lockSiteRollup(t: Queryable, siteId: string): Promise<void> {
-  await t.one(q.lock, { siteId });
+/**
+ * Takes the site's rollup lock on this connection, outside any transaction (unlockSiteRollup
+ * releases it): waits for it, or with `wait` false only takes it if free. Whether it was taken.
+ */
+export async function lockSiteRollup(t: Queryable, siteId: string, wait: boolean): Promise<boolean> {
+  return (await t.one<{ locked: boolean }>(q.lock, { siteId, wait })).locked;
 }
 
 export async function unlockSiteRollup(t: Queryable, siteId: string): Promise<void> {
@@ -86,11 +88,9 @@ export async function foldPending(t: Queryable, siteId: string, rebuilt: readonl
   return [...counts, ...sets];
 }
 
-/** Rebuilds the coarser rollups (hours to months, presence) over these UTC hours from the quarter hours, and marks the site computed. */
+/** Rebuilds the coarser rollups (hours to months, presence) over these UTC hours from the quarter hours. */
 export async function rebuildLevels(t: Queryable, siteId: string, hours: readonly Date[]): Promise<void> {
-  const p = { siteId, hours };
-  await t.none(q.levels, p);
-  await t.none(q.state, p);
+  await t.none(q.levels, { siteId, hours });
 }
 
 export function dirtySites(db: Queryable): Promise<{ site_id: string }[]> {
@@ -252,7 +252,6 @@ export function campaigns(
 }
 
 export interface FreshnessRow {
-  computed_at: Date | null;
   pending_hours: number;
   oldest_pending: Date | null;
   last_received_at: Date | null;

@@ -28,11 +28,15 @@ const FOLD = new pgp.txMode.TransactionMode({ tiLevel: pgp.txMode.isolationLevel
  * failure leaves everything pending for the next attempt. Hours of revised records are rebuilt
  * from the raw records; everything else costs what arrived: the pending deltas are added to
  * the quarter hours, and the coarser buckets over them are re-summed from the finer rollups.
+ * With `wait` false, a fold already running makes this one return null at once instead of
+ * queueing (and holding a connection) behind it.
  */
-export function rollupSite(db: Db, siteId: string): Promise<RollupOutcome> {
+export function rollupSite(db: Db, siteId: string, wait: false): Promise<RollupOutcome | null>;
+export function rollupSite(db: Db, siteId: string, wait?: true): Promise<RollupOutcome>;
+export function rollupSite(db: Db, siteId: string, wait = true): Promise<RollupOutcome | null> {
   return db.task('analytics-rollup', async (task) => {
     // Taken before the transaction, so its snapshot starts after the previous fold's commit.
-    await lockSiteRollup(task, siteId);
+    if (!(await lockSiteRollup(task, siteId, wait))) return null;
     try {
       return await task.tx({ mode: FOLD }, async (t) => {
         await applyTxSettings(t);
