@@ -93,6 +93,25 @@ CREATE TABLE analytics_user_touch (
   PRIMARY KEY (site_id, external_user_id)
 );
 
+-- Hours dirty now were marked for a rebuild that also took the hours depending on them; the
+-- fold no longer looks for those (it moves session starts and first touches instead, from the
+-- state below), so they are marked here: every hour holding a visit of a session visited in a
+-- dirty hour, or an order or payment of a user active in one.
+WITH dirty AS (SELECT DISTINCT site_id, hour FROM analytics_dirty),
+touched AS (
+  SELECT DISTINCT e.site_id, e.session_id, e.external_user_id
+  FROM dirty d JOIN ingest_events e ON e.site_id = d.site_id AND e.occurred_at >= d.hour AND e.occurred_at < d.hour + interval '1 hour'
+)
+INSERT INTO analytics_dirty (site_id, hour)
+SELECT DISTINCT site_id, date_trunc('hour', at, 'UTC') FROM (
+  SELECT o.site_id, o.occurred_at AS at FROM touched t JOIN ingest_events o
+    ON o.site_id = t.site_id AND o.event_type = 'visit' AND o.session_id = t.session_id
+  UNION ALL
+  SELECT o.site_id, o.occurred_at FROM touched t JOIN ingest_orders o ON o.site_id = t.site_id AND o.external_user_id = t.external_user_id
+  UNION ALL
+  SELECT p.site_id, p.occurred_at FROM touched t JOIN ingest_payments p ON p.site_id = t.site_id AND p.external_user_id = t.external_user_id
+) x;
+
 -- What is stored today, as the rollups count it once the hours dirty now are rebuilt.
 INSERT INTO analytics_session_starts (site_id, session_id, at, event_id, channel, campaign_id)
 SELECT DISTINCT ON (site_id, session_id) site_id, session_id, occurred_at, event_id, coalesce(channel, ''), coalesce(campaign_id, '')
