@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { assertViewsMatchRebuild } from '../analytics/fixtures.ts';
+import { assertViewsMatchRebuild, waitForRollups } from '../analytics/fixtures.ts';
 import { insertSiteWithIngestKey } from '../helpers/fixtures.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { call } from '../helpers/http.ts';
@@ -229,5 +229,45 @@ test('a worker killed in the middle of its transaction leaves no partial batch; 
   // Another worker finds the job stalled (its lock expired) and applies it.
   await c.spawnWorker();
   await assertAppliedOnce(c.services.db, c.siteId, [{ resource: 'events', batchId: 'mid', records }], 60_000);
+  await assertViewsMatchRebuild({ url: c.base }, c.services.db, c.siteId, c.readKey);
+});
+
+test('a worker killed in the middle of a fold leaves the pending changes for the next one; every view equals a rebuild', async () => {
+  const c = await cluster();
+  const worker = await c.spawnWorker();
+  // Hold the table the fold writes last: its transaction then stops after it has written the
+  // counts and the session starts of what is pending, before it can delete the pending rows
+  // and commit.
+  const blocker = new pg.Client({ connectionString: c.services.config.DATABASE_URL });
+  await blocker.connect();
+  cleanups.push(() => blocker.end());
+  await blocker.query('BEGIN');
+  await blocker.query('LOCK TABLE analytics_sets IN SHARE MODE');
+
+  const load = ingestLoad({
+    base: c.base,
+    siteId: c.siteId,
+    ingestKey: c.ingestKey,
+    clients: 2,
+    next: visitBatches('fold', 50),
+    timeoutMs: HANG_MS + 5000,
+  });
+  // The fold's statement adding pending users to the bitmaps (fold-sets.sql), waiting on our lock.
+  const folding = () =>
+    c.services.db.one<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'radar-worker' AND wait_event_type = 'Lock' AND backend_xid IS NOT NULL AND query ILIKE '%FROM analytics_pending_users%'",
+    );
+  try {
+    await eventually(async () => ((await folding()).n === 1 ? true : undefined), 30_000, 'a fold to stop midway');
+  } finally {
+    await load.stop();
+  }
+  await worker.kill('SIGKILL');
+  await blocker.query('COMMIT');
+
+  // Another worker applies what was queued and folds everything the dead fold left pending.
+  await c.spawnWorker();
+  await assertAppliedOnce(c.services.db, c.siteId, load.acknowledged.values(), 60_000);
+  await waitForRollups({ db: c.services.db }, c.siteId, 60_000);
   await assertViewsMatchRebuild({ url: c.base }, c.services.db, c.siteId, c.readKey);
 });
