@@ -6,12 +6,6 @@ edge_raw_users AS (
   FROM unnest(${rawLos}::timestamptz[], ${rawHis}::timestamptz[], ${rawGroups}::int[]) AS s(lo, hi, grp)
   CROSS JOIN LATERAL (SELECT x.event_type, x.external_user_id FROM ingest_events x
     WHERE x.site_id = ${siteId} AND x.occurred_at >= s.lo AND x.occurred_at < s.hi AND x.external_user_id IS NOT NULL OFFSET 0) e
-  CROSS JOIN LATERAL (SELECT CASE e.event_type
-    WHEN 'visit' THEN 'visitors'
-    WHEN 'registration_completed' THEN 'registered'
-    WHEN 'activation_completed' THEN 'activated'
-    WHEN 'usage' THEN 'active'
-    WHEN 'workflow_completed' THEN 'active'
-    WHEN 'order_paid' THEN 'paid' END AS kind) k
+  CROSS JOIN LATERAL (SELECT analytics_set_kind(e.event_type) AS kind) k
   WHERE k.kind IS NOT NULL
 )

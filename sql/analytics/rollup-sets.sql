@@ -17,24 +17,11 @@ WITH present AS (
   -- LATERAL: one key probe per event. As a join, the planner may loop over the site's users
   -- outside and scan every hour's events once per user.
   CROSS JOIN LATERAL (SELECT u.id FROM analytics_user_ids u WHERE u.site_id = ${siteId} AND u.external_user_id = e.external_user_id OFFSET 0) u
-  CROSS JOIN LATERAL (SELECT CASE e.event_type
-    WHEN 'visit' THEN 'visitors'
-    WHEN 'registration_completed' THEN 'registered'
-    WHEN 'activation_completed' THEN 'activated'
-    WHEN 'usage' THEN 'active'
-    WHEN 'workflow_completed' THEN 'active'
-    WHEN 'order_paid' THEN 'paid' END AS kind) k
+  CROSS JOIN LATERAL (SELECT analytics_set_kind(e.event_type) AS kind) k
   WHERE k.kind IS NOT NULL
-),
--- Bit i of a chunk is bit (i & 7) of byte i >> 3, counted from the left as bit strings are.
-bytes AS (
-  SELECT bucket, kind, id >> 16 AS chunk, (id & 65535) >> 3 AS byte, bit_or(128 >> (id & 7)) AS val
-  FROM present
-  GROUP BY 1, 2, 3, 4
 )
+-- One bitmap per chunk of 65,536 ids (analytics_bits, migration 0017).
 INSERT INTO analytics_sets (site_id, grain, kind, bucket, chunk, bits)
--- The bitmap is written as hex: zero bytes up to each set byte, then padded to 8 KiB.
-SELECT ${siteId}, 'q', kind, bucket, chunk,
-  ('x' || rpad(string_agg(repeat('00', byte - prev - 1) || lpad(to_hex(val), 2, '0'), '' ORDER BY byte), 16384, '0'))::bit(65536)
-FROM (SELECT b.*, lag(byte, 1, -1) OVER (PARTITION BY bucket, kind, chunk ORDER BY byte) AS prev FROM bytes b) x
-GROUP BY kind, bucket, chunk
+SELECT ${siteId}, 'q', kind, bucket, id >> 16, analytics_bits(array_agg(id))
+FROM present
+GROUP BY kind, bucket, id >> 16

@@ -123,6 +123,17 @@ SELECT DISTINCT ON (site_id, external_user_id) site_id, external_user_id, occurr
 FROM ingest_events WHERE external_user_id IS NOT NULL AND (channel IS NOT NULL OR campaign_id IS NOT NULL)
 ORDER BY site_id, external_user_id, occurred_at, event_id;
 
+-- The user set (analytics_sets.kind) an event of this type puts its user in; null: none.
+CREATE FUNCTION analytics_set_kind(event_type text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+  SELECT CASE event_type
+    WHEN 'visit' THEN 'visitors'
+    WHEN 'registration_completed' THEN 'registered'
+    WHEN 'activation_completed' THEN 'activated'
+    WHEN 'usage' THEN 'active'
+    WHEN 'workflow_completed' THEN 'active'
+    WHEN 'order_paid' THEN 'paid' END
+$$;
+
 -- The contribution of a statement's inserted records (same metrics as
 -- sql/analytics/rollup-counts.sql, whose header lists them).
 CREATE FUNCTION analytics_note_inserts() RETURNS trigger LANGUAGE plpgsql AS $$
@@ -148,13 +159,7 @@ BEGIN
 
     INSERT INTO analytics_pending_users (site_id, bucket, kind, users)
     SELECT e.site_id, date_bin('15 minutes', e.occurred_at, timestamptz '2000-01-01 00:00Z'), k.kind, array_agg(DISTINCT e.external_user_id)
-    FROM new_rows e CROSS JOIN LATERAL (SELECT CASE e.event_type
-      WHEN 'visit' THEN 'visitors'
-      WHEN 'registration_completed' THEN 'registered'
-      WHEN 'activation_completed' THEN 'activated'
-      WHEN 'usage' THEN 'active'
-      WHEN 'workflow_completed' THEN 'active'
-      WHEN 'order_paid' THEN 'paid' END AS kind) k
+    FROM new_rows e CROSS JOIN LATERAL (SELECT analytics_set_kind(e.event_type) AS kind) k
     WHERE k.kind IS NOT NULL AND e.external_user_id IS NOT NULL
     GROUP BY 1, 2, 3;
 
@@ -194,64 +199,22 @@ BEGIN
     SELECT site_id, date_bin('15 minutes', occurred_at, timestamptz '2000-01-01 00:00Z'), 'revenue', external_user_id, currency, sum(amount_minor)
     FROM new_rows WHERE status = 'succeeded' GROUP BY 1, 2, 4, 5;
 
-  ELSIF TG_TABLE_NAME = 'ingest_refunds' THEN
-    INSERT INTO analytics_pending_counts (site_id, bucket, metric, per_source, channel, campaign_id, dim, currency, value, first_at, last_at)
-    SELECT r.site_id, date_bin('15 minutes', r.occurred_at, timestamptz '2000-01-01 00:00Z'), m.metric, m.per_source, '', m.campaign_id, m.dim, m.currency, sum(m.value),
-      CASE WHEN m.metric LIKE 'records:%' THEN min(r.occurred_at) END, CASE WHEN m.metric LIKE 'records:%' THEN max(r.occurred_at) END
-    FROM new_rows r CROSS JOIN LATERAL (VALUES
-      ('records:' || substr(TG_TABLE_NAME, 8), false, ''::text, ''::text, ''::text, 1::bigint, true),
-      ('refunds', false, '', '', r.currency, r.amount_minor, r.status = 'succeeded')
-    ) AS m(metric, per_source, campaign_id, dim, currency, value, keep)
-    WHERE m.keep
-    GROUP BY 1, 2, 3, 4, 6, 7, 8;
-  ELSIF TG_TABLE_NAME = 'ingest_costs' THEN
-    INSERT INTO analytics_pending_counts (site_id, bucket, metric, per_source, channel, campaign_id, dim, currency, value, first_at, last_at)
-    SELECT r.site_id, date_bin('15 minutes', r.occurred_at, timestamptz '2000-01-01 00:00Z'), m.metric, m.per_source, '', m.campaign_id, m.dim, m.currency, sum(m.value),
-      CASE WHEN m.metric LIKE 'records:%' THEN min(r.occurred_at) END, CASE WHEN m.metric LIKE 'records:%' THEN max(r.occurred_at) END
-    FROM new_rows r CROSS JOIN LATERAL (VALUES
-      ('records:' || substr(TG_TABLE_NAME, 8), false, ''::text, ''::text, ''::text, 1::bigint, true),
-      ('costs', false, '', r.category, r.currency, r.amount_minor, true)
-    ) AS m(metric, per_source, campaign_id, dim, currency, value, keep)
-    WHERE m.keep
-    GROUP BY 1, 2, 3, 4, 6, 7, 8;
-  ELSIF TG_TABLE_NAME = 'ingest_expenses' THEN
-    INSERT INTO analytics_pending_counts (site_id, bucket, metric, per_source, channel, campaign_id, dim, currency, value, first_at, last_at)
-    SELECT r.site_id, date_bin('15 minutes', r.occurred_at, timestamptz '2000-01-01 00:00Z'), m.metric, m.per_source, '', m.campaign_id, m.dim, m.currency, sum(m.value),
-      CASE WHEN m.metric LIKE 'records:%' THEN min(r.occurred_at) END, CASE WHEN m.metric LIKE 'records:%' THEN max(r.occurred_at) END
-    FROM new_rows r CROSS JOIN LATERAL (VALUES
-      ('records:' || substr(TG_TABLE_NAME, 8), false, ''::text, ''::text, ''::text, 1::bigint, true),
-      ('expenses', false, '', r.cost_scope, r.currency, r.amount_minor, true),
-      ('spend', true, r.campaign_id, '', r.currency, r.amount_minor, true)
-    ) AS m(metric, per_source, campaign_id, dim, currency, value, keep)
-    WHERE m.keep
-    GROUP BY 1, 2, 3, 4, 6, 7, 8;
-  ELSIF TG_TABLE_NAME = 'ingest_observations' THEN
-    INSERT INTO analytics_pending_counts (site_id, bucket, metric, per_source, channel, campaign_id, dim, currency, value, first_at, last_at)
-    SELECT r.site_id, date_bin('15 minutes', r.occurred_at, timestamptz '2000-01-01 00:00Z'), m.metric, m.per_source, '', m.campaign_id, m.dim, m.currency, sum(m.value),
-      CASE WHEN m.metric LIKE 'records:%' THEN min(r.occurred_at) END, CASE WHEN m.metric LIKE 'records:%' THEN max(r.occurred_at) END
-    FROM new_rows r CROSS JOIN LATERAL (VALUES
-      ('records:' || substr(TG_TABLE_NAME, 8), false, ''::text, ''::text, ''::text, 1::bigint, true),
-      ('observations', false, '', r.status, '', 1, true)
-    ) AS m(metric, per_source, campaign_id, dim, currency, value, keep)
-    WHERE m.keep
-    GROUP BY 1, 2, 3, 4, 6, 7, 8;
-  ELSIF TG_TABLE_NAME = 'ingest_subscriptions' THEN
-    INSERT INTO analytics_pending_counts (site_id, bucket, metric, per_source, channel, campaign_id, dim, currency, value, first_at, last_at)
-    SELECT r.site_id, date_bin('15 minutes', r.occurred_at, timestamptz '2000-01-01 00:00Z'), m.metric, m.per_source, '', m.campaign_id, m.dim, m.currency, sum(m.value),
-      CASE WHEN m.metric LIKE 'records:%' THEN min(r.occurred_at) END, CASE WHEN m.metric LIKE 'records:%' THEN max(r.occurred_at) END
-    FROM new_rows r CROSS JOIN LATERAL (VALUES
-      ('records:' || substr(TG_TABLE_NAME, 8), false, ''::text, ''::text, ''::text, 1::bigint, true),
-      ('churned_subscriptions', false, '', '', '', 1, r.status IN ('cancelled', 'expired'))
-    ) AS m(metric, per_source, campaign_id, dim, currency, value, keep)
-    WHERE m.keep
-    GROUP BY 1, 2, 3, 4, 6, 7, 8;
   ELSE
-    -- customers, campaigns, summaries: their records' count only.
+    -- Every other family: its records' count and the figure it carries, if any. Read through
+    -- the row as JSON, so one statement serves all of them (none is written in bulk).
     INSERT INTO analytics_pending_counts (site_id, bucket, metric, per_source, channel, campaign_id, dim, currency, value, first_at, last_at)
     SELECT r.site_id, date_bin('15 minutes', r.occurred_at, timestamptz '2000-01-01 00:00Z'), m.metric, m.per_source, '', m.campaign_id, m.dim, m.currency, sum(m.value),
       CASE WHEN m.metric LIKE 'records:%' THEN min(r.occurred_at) END, CASE WHEN m.metric LIKE 'records:%' THEN max(r.occurred_at) END
-    FROM new_rows r CROSS JOIN LATERAL (VALUES
-      ('records:' || substr(TG_TABLE_NAME, 8), false, ''::text, ''::text, ''::text, 1::bigint, true)
+    FROM new_rows r
+    CROSS JOIN LATERAL (SELECT to_jsonb(r) AS j, substr(TG_TABLE_NAME, 8) AS family) x
+    CROSS JOIN LATERAL (VALUES
+      ('records:' || x.family, false, ''::text, ''::text, ''::text, 1::bigint, true),
+      ('refunds', false, '', '', x.j->>'currency', (x.j->>'amount_minor')::bigint, x.family = 'refunds' AND x.j->>'status' = 'succeeded'),
+      ('costs', false, '', x.j->>'category', x.j->>'currency', (x.j->>'amount_minor')::bigint, x.family = 'costs'),
+      ('expenses', false, '', x.j->>'cost_scope', x.j->>'currency', (x.j->>'amount_minor')::bigint, x.family = 'expenses'),
+      ('spend', true, x.j->>'campaign_id', '', x.j->>'currency', (x.j->>'amount_minor')::bigint, x.family = 'expenses'),
+      ('observations', false, '', x.j->>'status', '', 1, x.family = 'observations'),
+      ('churned_subscriptions', false, '', '', '', 1, x.family = 'subscriptions' AND x.j->>'status' IN ('cancelled', 'expired'))
     ) AS m(metric, per_source, campaign_id, dim, currency, value, keep)
     WHERE m.keep
     GROUP BY 1, 2, 3, 4, 6, 7, 8;

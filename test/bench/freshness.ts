@@ -70,7 +70,7 @@ function loadBatch(batchId: string): string {
 }
 
 async function main(): Promise<void> {
-  const s = await benchSite(['analytics:read']);
+  const s = await benchSite();
   const env = {
     DATABASE_URL: s.dbUrl,
     REDIS_URL,
@@ -130,7 +130,7 @@ async function main(): Promise<void> {
       const received = performance.now();
       for (;;) {
         const t0 = performance.now();
-        const v = await ask('GET', overviewPath, s.readSecret!);
+        const v = await ask('GET', overviewPath, s.readSecret);
         viewMs.push(performance.now() - t0);
         if (v.status !== 200) throw new Error(`overview: HTTP ${v.status} ${v.text.slice(0, 300)}`);
         const { data } = JSON.parse(v.text) as { data: { visits: number; visitors: number } };

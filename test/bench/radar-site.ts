@@ -1,12 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { insertAccount } from '../../src/accounts/repo.ts';
-import type { Scope } from '../../src/auth/scopes.ts';
-import { hashSecret, newSecret } from '../../src/auth/secrets.ts';
-import { insertCredential } from '../../src/credentials/repo.ts';
 import { createDb } from '../../src/db/connection.ts';
 import { migrate } from '../../src/db/migrate.ts';
-import { insertSite } from '../../src/sites/repo.ts';
+import { insertSiteWithIngestKey } from '../helpers/fixtures.ts';
 import type { RadarProcess } from '../helpers/processes.ts';
 import { PG_BASE, REDIS_URL } from './env.ts';
 
@@ -17,12 +13,12 @@ export interface BenchSite {
   siteId: string;
   /** An ingest credential's secret (events write, receipts read). */
   secret: string;
-  /** A read credential's secret with `readScopes`, when asked for. */
-  readSecret: string | null;
+  /** A read credential's secret (analytics:read, finance:read). */
+  readSecret: string;
 }
 
 /** Migrates a fresh database and creates an account, a site and its credentials. */
-export async function benchSite(readScopes: readonly Scope[] = []): Promise<BenchSite> {
+export async function benchSite(): Promise<BenchSite> {
   const tag = `bench${Date.now().toString(36)}${randomBytes(2).toString('hex')}`;
   const url = new URL(PG_BASE);
   url.pathname = `/radar_${tag}`;
@@ -30,36 +26,8 @@ export async function benchSite(readScopes: readonly Scope[] = []): Promise<Benc
   await migrate(dbUrl);
   const db = createDb({ url: dbUrl, poolSize: 1, applicationName: 'radar-bench' });
   try {
-    const account = await insertAccount(db, {
-      email: `${tag}@bench.example`,
-      name: 'Bench',
-      passwordHash: null,
-      admin: false,
-    });
-    const site = await insertSite(db, account.id, {
-      name: 'Bench site',
-      websiteUrl: 'https://bench.example',
-      description: 'benchmark',
-      category: 'writing',
-      publicMetrics: false,
-    });
-    const credential = async (kind: 'ingest' | 'read', scopes: Scope[]) => {
-      const secret = newSecret(kind === 'ingest' ? 'rdr_ingest_' : 'rdr_read_');
-      await insertCredential(db, {
-        siteId: site.id,
-        createdBy: account.id,
-        name: 'bench',
-        kind,
-        scopes,
-        prefix: secret.slice(0, 12),
-        secretHash: hashSecret(secret),
-        expiresInDays: 1,
-      });
-      return secret;
-    };
-    const secret = await credential('ingest', ['ingest:events:write', 'ingest:receipt:read']);
-    const readSecret = readScopes.length ? await credential('read', [...readScopes]) : null;
-    return { tag, dbUrl, siteId: site.id, secret, readSecret };
+    const { siteId, ingestKey, readKey } = await insertSiteWithIngestKey(db);
+    return { tag, dbUrl, siteId, secret: ingestKey, readSecret: readKey };
   } finally {
     await db.$pool.end();
   }
