@@ -17,6 +17,7 @@ const q = {
   pendingCounts: sqlFile('analytics/pending-counts.sql'),
   foldCounts: sqlFile('analytics/fold-counts.sql'),
   foldZeros: sqlFile('analytics/fold-zeros.sql'),
+  foldUserIds: sqlFile('analytics/fold-user-ids.sql'),
   foldSets: sqlFile('analytics/fold-sets.sql'),
   foldClear: sqlFile('analytics/fold-clear.sql'),
   dirtySites: sqlFile('analytics/dirty-sites.sql'),
@@ -83,6 +84,7 @@ export async function foldPending(t: Queryable, siteId: string, rebuilt: readonl
     await t.any<{ bucket: Date }>(q.foldCounts, { ...p, pendingDeltas: pgp.as.format(q.pendingDeltas, p) })
   ).map((r) => r.bucket);
   if (counts.length) await t.none(q.foldZeros, { siteId, buckets: counts });
+  await t.none(q.foldUserIds, p);
   const sets = (await t.any<{ bucket: Date }>(q.foldSets, p)).map((r) => r.bucket);
   await t.none(q.foldClear, p);
   return [...counts, ...sets];
