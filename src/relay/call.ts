@@ -8,6 +8,7 @@ import type { Protocol } from './protocol.ts';
 import { effortFor, isStream, requestedEffort, withEffort, type RelayRequest } from './request.ts';
 import { SseParser } from './sse.ts';
 import { UsageScanner } from './usage-scan.ts';
+import { UsageStripper, wantsUsageAdded, withUsageAsked } from './usage-strip.ts';
 import type { BodyConsumer, UpstreamBody, UpstreamPools, UpstreamResponse } from './upstream.ts';
 import { BodyTooLarge } from '../errors/body-too-large-error.ts';
 import { noUsage, readUsage, usageIn, type Usage } from './usage.ts';
@@ -126,7 +127,11 @@ export async function callModel(deps: CallDeps, input: ModelRequest, signal: Abo
       const { body, contentType } = await wholeBody(res, conversion, usage);
       return { model, channel, converted, dropped, status, usage, stream: false, contentType, body };
     }
-    const stage = conversion ? convertedStage(conversion.stream(), usage) : nativeStage(usage);
+    const stage = conversion
+      ? convertedStage(conversion.stream(), usage)
+      : payloads.addsUsage
+        ? strippedStage(usage)
+        : nativeStage(usage);
     const contentType = conversion
       ? 'text/event-stream; charset=utf-8'
       : String(res.headers['content-type'] ?? 'text/event-stream');
@@ -174,20 +179,27 @@ class Payloads {
   private native: string | Buffer | null = null;
   private converted: Conversion | null = null;
 
+  /** A native chat stream whose client did not ask for usage: Radar asks for it (and strips it). */
+  readonly addsUsage: boolean;
+
   constructor(
     private readonly request: RelayRequest,
     private readonly effort: string | null,
     private readonly raw: Buffer | undefined,
-  ) {}
+  ) {
+    this.addsUsage = request.protocol === 'chat' && wantsUsageAdded(request.body);
+  }
 
   for(route: Route): { body: string | Buffer; conversion: Conversion | null } {
     if (route.upstream === this.request.protocol) {
-      // The client's bytes as sent, unless the effort had to be renamed (minimal → none).
+      // The client's bytes as sent, unless the effort had to be renamed (minimal → none) or
+      // a chat stream has to ask for its usage (see UsageStripper).
       const rewrite = this.effort !== requestedEffort(this.request);
-      this.native ??=
-        this.raw && !rewrite
-          ? this.raw
-          : JSON.stringify((rewrite ? withEffort(this.request, this.effort!) : this.request).body);
+      if (this.native === null) {
+        const request = rewrite ? withEffort(this.request, this.effort!) : this.request;
+        if (this.addsUsage) this.native = JSON.stringify(withUsageAsked(request.body));
+        else this.native = this.raw && !rewrite ? this.raw : JSON.stringify(request.body);
+      }
       return { body: this.native, conversion: null };
     }
     this.converted ??= conversionFor(this.request, this.effort);
@@ -376,6 +388,23 @@ function nativeStage(usage: Usage): Stage {
     finish(failure) {
       if (failure) throw failure;
       return null;
+    },
+  };
+}
+
+/** Native, with the usage Radar asked for on the client's behalf taken out again (see UsageStripper). */
+function strippedStage(usage: Usage): Stage {
+  const stripper = new UsageStripper(usage);
+  return {
+    start() {
+      return null;
+    },
+    take(bytes) {
+      return stripper.take(bytes);
+    },
+    finish(failure) {
+      if (failure) throw failure;
+      return stripper.finish();
     },
   };
 }

@@ -33,6 +33,8 @@ export interface Received {
   headers: http.IncomingHttpHeaders;
   raw: string;
   body: any;
+  /** The token counts the fake reported for this request (in its protocol's names), once answered. */
+  usage?: Record<string, any>;
 }
 
 export interface StreamStats {
@@ -97,7 +99,7 @@ export async function startFakeUpstream(options: FakeOptions = {}, port = 0): Pr
       // recorded as null; answered 400 below
     }
     const path = req.url ?? '';
-    const rec = { path, headers: req.headers, raw, body };
+    const rec: Received = { path, headers: req.headers, raw, body };
     received.push(rec);
     events.emit('request', rec);
 
@@ -134,6 +136,7 @@ export async function startFakeUpstream(options: FakeOptions = {}, port = 0): Pr
     const created = Math.floor(Date.now() / 1000);
     if (proto === 'embeddings') {
       const inputs: unknown[] = Array.isArray(body.input) ? body.input : [body.input];
+      rec.usage = { prompt_tokens: words(inputs), total_tokens: words(inputs) };
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(
         JSON.stringify({
@@ -148,7 +151,7 @@ export async function startFakeUpstream(options: FakeOptions = {}, port = 0): Pr
             return { object: 'embedding', index, embedding };
           }),
           model: body.model,
-          usage: { prompt_tokens: words(inputs), total_tokens: words(inputs) },
+          usage: rec.usage,
         }),
       );
       return;
@@ -196,6 +199,7 @@ export async function startFakeUpstream(options: FakeOptions = {}, port = 0): Pr
       total_tokens: inputTokens + outTokens,
     };
     const finish = tool ? 'tool_calls' : truncated ? 'length' : 'stop';
+    rec.usage = isChat ? chatUsage : respUsage;
 
     if (!body.stream) {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -282,8 +286,10 @@ export async function startFakeUpstream(options: FakeOptions = {}, port = 0): Pr
 
     async function produce() {
       if (isChat) {
-        const chunk = (delta: object, finishReason: string | null = null, extra: object = {}) =>
-          `data: ${JSON.stringify({ id: `chatcmpl-${id}`, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }], ...extra })}\n\n`;
+        // Asked for usage, OpenAI adds `"usage":null` to every chunk before the usage chunk.
+        const usageNull = body.stream_options?.include_usage ? { usage: null } : {};
+        const chunk = (delta: object, finishReason: string | null = null) =>
+          `data: ${JSON.stringify({ id: `chatcmpl-${id}`, object: 'chat.completion.chunk', created, model: body.model, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }], ...usageNull })}\n\n`;
         await send(chunk({ role: 'assistant', content: '' }));
         if (tool) {
           await send(

@@ -638,15 +638,15 @@ describe('metering', () => {
     return { chunks, row };
   }
 
-  test('a native chat stream is forwarded as sent: tokens are metered when the client asked for usage, null otherwise', async () => {
+  test('a native chat stream is metered whether the client asked for usage or not, and gets usage only when it asked', async () => {
     const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [{ role: 'user', content: 'a b c' }];
     const without = await meteredStream({ model: 'gpt-native', messages, stream: true });
-    // Nothing added upstream, nothing the client did not ask for comes back (see the README's Metering decision).
-    assert.equal(lastReceived(both).raw, sent[sent.length - 1]);
+    // Radar asked for the usage upstream and took it out again (see the README's Metering decision).
+    assert.equal(lastReceived(both).body.stream_options.include_usage, true);
     assert.ok(without.chunks.every((c) => !('usage' in c)));
     assert.equal(without.row.status, 200);
-    assert.equal(without.row.input_tokens, null);
-    assert.equal(without.row.output_tokens, null);
+    assert.equal(without.row.input_tokens, 3);
+    assert.equal(without.row.output_tokens, 5 + 8);
 
     const withUsage = await meteredStream({
       model: 'gpt-native',
@@ -655,6 +655,7 @@ describe('metering', () => {
       stream_options: { include_usage: true },
     });
     assert.equal(lastReceived(both).raw, sent[sent.length - 1]);
+    assert.deepEqual(withUsage.chunks.at(-1)?.usage?.prompt_tokens, 3);
     assert.equal(withUsage.row.input_tokens, 3);
     assert.equal(withUsage.row.output_tokens, 5 + 8);
     assert.equal(withUsage.row.cached_tokens, CACHED_TOKENS);
