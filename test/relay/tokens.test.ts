@@ -139,12 +139,12 @@ test('the usage stripper hands on the same bytes wherever the reads cut the stre
     frame({ usage: null, ...chunk(' world', {}) }) +
     frame({ id: 'c1', choices: [], usage }) +
     'data: [DONE]\n\n';
-  const wanted = frame(chunk('Hello "usage": {x}', {})) + frame(chunk(' world', {})) + 'data: [DONE]\n\n';
+  const wanted = `${frame(chunk('Hello "usage": {x}', {})) + frame(chunk(' world', {}))}data: [DONE]\n\n`;
   // A provider that attaches usage to its last chunk with choices: that chunk stays, without it.
-  const attached = frame(chunk('Hi', { usage })) + 'data: [DONE]';
+  const attached = `${frame(chunk('Hi', { usage }))}data: [DONE]`;
   for (const [input, output] of [
     [sent, wanted],
-    [attached, frame(chunk('Hi', {})) + 'data: [DONE]'],
+    [attached, `${frame(chunk('Hi', {}))}data: [DONE]`],
   ] as const) {
     const bytes = Buffer.from(input);
     for (let cut = 0; cut <= bytes.length; cut++) {
