@@ -53,6 +53,7 @@ export const ERROR_CATALOG = {
   invalid_reasoning_effort: { status: 400, title: 'Invalid reasoning effort' },
   invalid_request_error: { status: 400, title: 'Invalid request' },
   upstream_error: { status: 502, title: 'Upstream provider failed' },
+  previous_response_unavailable: { status: 503, title: 'The channel holding the previous response is unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOG;

@@ -70,7 +70,8 @@ export class ModelAsker {
   async ask(model: string, prompt: string, locale: string): Promise<Asked> {
     const signal = AbortSignal.any([this.closing.signal, AbortSignal.timeout(this.timeoutMs)]);
     const call = await callModel(
-      { directory: this.directory, pools: this.pools, log: this.log },
+      // GEO asks one-off questions: no follow-ups, so no response channels to remember.
+      { directory: this.directory, pools: this.pools, homes: null, log: this.log },
       {
         request: {
           protocol: 'responses',

@@ -8,6 +8,7 @@ import type { Protocol } from './protocol.ts';
 import { effortFor, isStream, requestedEffort, withEffort, type RelayRequest } from './request.ts';
 import { SseParser } from './sse.ts';
 import { UsageScanner } from './usage-scan.ts';
+import { homeUnavailable, ResponseIdWatch, type ResponseHomes } from './followups.ts';
 import { UsageStripper, wantsUsageAdded, withUsageAsked } from './usage-strip.ts';
 import type { BodyConsumer, UpstreamBody, UpstreamPools, UpstreamResponse } from './upstream.ts';
 import { BodyTooLarge } from '../errors/body-too-large-error.ts';
@@ -58,6 +59,8 @@ export type ModelCall =
 export interface CallDeps {
   directory: Directory;
   pools: UpstreamPools;
+  /** Which channel produced each Responses answer, for follow-ups (null: callers that never follow up). */
+  homes: ResponseHomes | null;
   log: Logger;
 }
 
@@ -75,12 +78,21 @@ export async function callModel(deps: CallDeps, input: ModelRequest, signal: Abo
   const model = input.model ?? (await deps.directory.model(request.body.model));
   checkKind(model, request.protocol);
   const effort = effortFor(model, request);
-  const routes = routesFor(model, request.protocol);
+  let routes = routesFor(model, request.protocol);
   if (routes.length === 0) {
     throw new HttpError('invalid_request_error', {
       detail: `The model '${model.id}' is not served on ${ENDPOINT[request.protocol]}.`,
       param: 'model',
     });
+  }
+  // A follow-up goes to the channel holding the conversation, or nowhere.
+  const previous = request.protocol === 'responses' ? request.body.previous_response_id : undefined;
+  const home = typeof previous === 'string' && deps.homes ? await deps.homes.channelOf(previous) : null;
+  if (home !== null) {
+    const route = routes.find((r) => r.channel.id === home && r.upstream === 'responses');
+    if (!route)
+      throw homeUnavailable(previous as string, `a channel that is disabled or no longer serves '${model.id}'`);
+    routes = [route];
   }
   const stream = isStream(request);
   const payloads = new Payloads(request, effort, input.raw);
@@ -123,15 +135,22 @@ export async function callModel(deps: CallDeps, input: ModelRequest, signal: Abo
     const dropped = conversion ? conversion.dropped : NONE_DROPPED;
     const status = res.statusCode;
     const usage = noUsage();
+    // A stored native Responses answer: remember its channel for the follow-ups naming it.
+    const { homes } = deps;
+    const watch =
+      homes && !conversion && request.protocol === 'responses' && request.body.store !== false
+        ? new ResponseIdWatch((id) => homes.remember(id, channel.id))
+        : null;
     if (!stream) {
       const { body, contentType } = await wholeBody(res, conversion, usage);
+      if (watch && typeof body !== 'string') watch.push(body);
       return { model, channel, converted, dropped, status, usage, stream: false, contentType, body };
     }
     const stage = conversion
       ? convertedStage(conversion.stream(), usage)
       : payloads.addsUsage
         ? strippedStage(usage)
-        : nativeStage(usage);
+        : nativeStage(usage, watch);
     const contentType = conversion
       ? 'text/event-stream; charset=utf-8'
       : String(res.headers['content-type'] ?? 'text/event-stream');
@@ -149,6 +168,7 @@ export async function callModel(deps: CallDeps, input: ModelRequest, signal: Abo
       },
     };
   }
+  if (home !== null) throw homeUnavailable(previous as string, `${failures[0]}`);
   throw new HttpError('upstream_error', {
     status: lastStatus,
     detail: `No upstream channel could serve the model '${model.id}': ${failures.join('; ')}.`,
@@ -374,8 +394,8 @@ function joined(pieces: readonly Buffer[]): Buffer {
   return JOIN.subarray(0, size);
 }
 
-/** Native: the bytes pass as they came; only a `usage` object in them is read, for metering. */
-function nativeStage(usage: Usage): Stage {
+/** Native: the bytes pass as they came; only a `usage` object (and a Responses id, when watched) is read. */
+function nativeStage(usage: Usage, watch: ResponseIdWatch | null): Stage {
   const scanner = new UsageScanner(usage);
   return {
     start() {
@@ -383,6 +403,7 @@ function nativeStage(usage: Usage): Stage {
     },
     take(bytes) {
       scanner.push(bytes);
+      watch?.push(bytes);
       return bytes;
     },
     finish(failure) {

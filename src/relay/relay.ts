@@ -5,6 +5,7 @@ import type { QueueRegistry } from '../queues/registry.ts';
 import type { AbortWatch } from '../shared/abort.ts';
 import { callModel, type ModelCall, type ModelRequest } from './call.ts';
 import { Directory } from './directory.ts';
+import { ResponseHomes } from './followups.ts';
 import { RelayKeys } from './keys.ts';
 import { Meter } from './meter.ts';
 import { Spending } from './spend.ts';
@@ -22,6 +23,7 @@ export class Relay {
   /** Per-key limits and budgets, held in Redis. */
   readonly spending: Spending;
   private readonly pools = new UpstreamPools();
+  private readonly homes: ResponseHomes;
   private readonly log: Logger;
 
   constructor(deps: { db: Db; queues: QueueRegistry; redis: Redis; redisPrefix: string; log: Logger }) {
@@ -29,12 +31,13 @@ export class Relay {
     this.directory = new Directory(deps.db);
     this.meter = new Meter(deps.queues, deps.log);
     this.spending = new Spending(deps.redis, deps.redisPrefix, deps.db, deps.log);
+    this.homes = new ResponseHomes(deps.redis, deps.redisPrefix, deps.log);
     this.log = deps.log;
   }
 
   /** See `callModel` in call.ts; `signal` aborts the upstream request at once. */
   callModel(input: ModelRequest, signal: AbortWatch): Promise<ModelCall> {
-    return callModel({ directory: this.directory, pools: this.pools, log: this.log }, input, signal);
+    return callModel({ directory: this.directory, pools: this.pools, homes: this.homes, log: this.log }, input, signal);
   }
 
   /** Flushes the meter and closes upstream connections. */

@@ -82,11 +82,13 @@ function lastUserText(items: any[]): string {
   return typeof u.content === 'string' ? u.content : (u.content ?? []).map((p: any) => p.text ?? '').join('');
 }
 
+// Shared by every fake of a process, so no two providers answer with the same response id.
+let seq = 0;
+
 export async function startFakeUpstream(options: FakeOptions = {}, port = 0): Promise<FakeUpstream> {
   const received: Received[] = [];
   const streams: StreamStats[] = [];
   const events = new EventEmitter();
-  let seq = 0;
 
   const server = http.createServer(async (req, res) => {
     const parts: Buffer[] = [];
