@@ -8,6 +8,7 @@ import { limitRoutes } from '../limits/routes.ts';
 import { recordRoutes } from '../records/routes.ts';
 import { relayAdminRoutes } from '../relay/admin-routes.ts';
 import { relayKeyRoutes } from '../relay/key-routes.ts';
+import { relayUsageRoutes } from '../relay/usage-routes.ts';
 import { relayRoutes } from '../relay/routes.ts';
 import { siteRoutes } from '../sites/routes.ts';
 import { healthRoutes } from './health-routes.ts';
@@ -29,6 +30,7 @@ export function allRoutes(isDraining: () => boolean): Route[] {
     ...analyticsRoutes,
     ...relayAdminRoutes,
     ...relayKeyRoutes,
+    ...relayUsageRoutes,
     ...relayRoutes,
   ];
   return [...routes, openApiRoute(routes)];

@@ -225,10 +225,7 @@ export interface paths {
   "/api/v1/sites/{siteId}/geo/runs": {
     /** GEO runs, newest first, with their answer counts */
     get: operations["getApiV1SitesSiteIdGeoRuns"];
-    /**
-     * Start a run now: every prompt asked of every configured model; answered `queued`
-     * @description GET geo/runs shows its progress.
-     */
+    /** Start a run now: every prompt asked of every configured model */
     post: operations["postApiV1SitesSiteIdGeoRuns"];
   };
   "/api/v1/sites/{siteId}/geo/answers": {
@@ -260,10 +257,7 @@ export interface paths {
     get: operations["getApiV1SitesSiteIdGeoSiteChecks"];
   };
   "/api/v1/sites/{siteId}/geo/audits": {
-    /**
-     * Audit a public page (needs an Idempotency-Key header of 8 to 100 characters)
-     * @description The key is claimed with the body's digest in one statement, so of two concurrent first requests one runs the audit and the other sees it running (409).
-     */
+    /** Audit a public page (needs an Idempotency-Key header of 8 to 100 characters) */
     post: operations["postApiV1SitesSiteIdGeoAudits"];
   };
   "/api/v1/sites/{siteId}/analytics/overview": {
@@ -363,6 +357,20 @@ export interface paths {
      */
     patch: operations["patchApiV1MeRelayKeysKeyId"];
   };
+  "/api/v1/me/relay-usage": {
+    /**
+     * Usage and spend of the caller's relay keys
+     * @description Per local day (in `tz`), key and model, and per day over all of them: calls, errors, tokens of each kind, cost per currency (calls to unpriced models counted apart), p50/p95 time to first byte and duration. The window takes the analytics views’ `from`, `to` and `tz`.
+     */
+    get: operations["getApiV1MeRelayUsage"];
+  };
+  "/api/v1/relay/usage": {
+    /**
+     * Usage and spend of every relay key (platform admin only)
+     * @description Per local day (in `tz`), key and model, and per day over all of them: calls, errors, tokens of each kind, cost per currency (calls to unpriced models counted apart), p50/p95 time to first byte and duration. The window takes the analytics views’ `from`, `to` and `tz`.
+     */
+    get: operations["getApiV1RelayUsage"];
+  };
   "/v1/responses": {
     /**
      * Create a model response (Responses protocol)
@@ -406,7 +414,7 @@ export interface components {
       status: number;
       detail: string;
       /** @enum {string} */
-      code: "invalid_json" | "validation_failed" | "idempotency_key_invalid" | "unauthenticated" | "invalid_credentials" | "insufficient_scope" | "site_forbidden" | "origin_mismatch" | "credential_not_allowed" | "admin_required" | "setup_token_invalid" | "not_found" | "method_not_allowed" | "request_timeout" | "batch_conflict" | "account_exists" | "setup_complete" | "revision_conflict" | "revision_stale" | "audit_in_progress" | "geo_not_configured" | "geo_prompt_limit" | "payload_too_large" | "unsupported_media_type" | "semantic_invalid" | "batch_unprocessable" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "response_contract_violation" | "service_unavailable" | "invalid_api_key" | "model_not_permitted" | "model_unpriced" | "insufficient_quota" | "model_not_found" | "unknown_endpoint" | "unsupported_parameter" | "invalid_reasoning_effort" | "invalid_request_error" | "upstream_error";
+      code: "invalid_json" | "validation_failed" | "idempotency_key_invalid" | "unauthenticated" | "invalid_credentials" | "insufficient_scope" | "site_forbidden" | "origin_mismatch" | "credential_not_allowed" | "admin_required" | "setup_token_invalid" | "not_found" | "method_not_allowed" | "request_timeout" | "batch_conflict" | "account_exists" | "setup_complete" | "revision_conflict" | "revision_stale" | "audit_in_progress" | "geo_not_configured" | "geo_prompt_limit" | "payload_too_large" | "unsupported_media_type" | "semantic_invalid" | "batch_unprocessable" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_api_key" | "model_not_permitted" | "model_unpriced" | "insufficient_quota" | "model_not_found" | "unknown_endpoint" | "unsupported_parameter" | "invalid_reasoning_effort" | "invalid_request_error" | "upstream_error" | "previous_response_unavailable";
       /** @description Every violation: `path` is a JSON Pointer into the body, `query.<name>` or `path.<name>` */
       errors?: {
           path: string;
@@ -442,10 +450,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** @constant */
-            status: "ok";
-          };
+          "application/json": Record<string, never>;
         };
       };
     };
@@ -456,14 +461,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** @constant */
-            status: "ready";
-            /** @constant */
-            postgres: "ok";
-            /** @constant */
-            redis: "ok";
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Persistence unavailable */
@@ -480,7 +478,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": unknown;
+          "application/json": Record<string, never>;
         };
       };
       /** @description Login or credential required */
@@ -506,20 +504,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            account: {
-              /** Format: uuid */
-              id: string;
-              email: string;
-              name: string | null;
-              admin: boolean;
-              /** Format: date-time */
-              createdAt: string;
-              disabledAt: string | null;
-            };
-            /** Format: date-time */
-            expiresAt: string;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -560,9 +545,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            loggedOut: boolean;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Login or credential required */
@@ -597,26 +580,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            id: string;
-            email: string;
-            name: string | null;
-            admin: boolean;
-            /** Format: date-time */
-            createdAt: string;
-            disabledAt: string | null;
-            /** @description present when a credential calls: the credential, which speaks for its site only */
-            credential?: {
-              /** Format: uuid */
-              id: string;
-              /** Format: uuid */
-              siteId: string;
-              /** @enum {string} */
-              kind: "read" | "ingest";
-              scopes: ("account:read" | "account:billing:read" | "sites:read" | "submissions:read" | "referrals:read" | "analytics:read" | "customers:read" | "events:read" | "finance:read" | "monitoring:read" | "reports:read" | "actions:read" | "exports:read" | "geo:read" | "geo:evidence:read" | "sites:write" | "credentials:manage" | "exports:create" | "geo:configure" | "geo:manage" | "geo:run" | "ingest:receipt:read" | "ingest:customers:write" | "ingest:events:write" | "ingest:orders:write" | "ingest:payments:write" | "ingest:refunds:write" | "ingest:subscriptions:write" | "ingest:costs:write" | "ingest:campaigns:write" | "ingest:expenses:write" | "ingest:observations:write" | "ingest:summaries:write")[];
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Login or credential required */
@@ -651,9 +615,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            open: boolean;
-          };
+          "application/json": Record<string, never>;
         };
       };
     };
@@ -675,20 +637,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            account: {
-              /** Format: uuid */
-              id: string;
-              email: string;
-              name: string | null;
-              admin: boolean;
-              /** Format: date-time */
-              createdAt: string;
-              disabledAt: string | null;
-            };
-            /** Format: date-time */
-            expiresAt: string;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -729,18 +678,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                /** Format: uuid */
-                id: string;
-                email: string;
-                name: string | null;
-                admin: boolean;
-                /** Format: date-time */
-                createdAt: string;
-                disabledAt: string | null;
-              })[];
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Login or credential required */
@@ -787,16 +725,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            id: string;
-            email: string;
-            name: string | null;
-            admin: boolean;
-            /** Format: date-time */
-            createdAt: string;
-            disabledAt: string | null;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -867,16 +796,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            id: string;
-            email: string;
-            name: string | null;
-            admin: boolean;
-            /** Format: date-time */
-            createdAt: string;
-            disabledAt: string | null;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -946,25 +866,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                /** Format: uuid */
-                id: string;
-                name: string;
-                websiteUrl: string;
-                description: string;
-                /** @enum {string} */
-                category: "writing" | "chat" | "image" | "video" | "audio" | "developer" | "automation" | "search" | "api" | "education" | "productivity" | "other";
-                publicMetrics: boolean;
-                /** @enum {string} */
-                reviewStatus: "pending_review" | "approved" | "rejected";
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                updatedAt: string;
-                ownerEmail: string;
-              })[];
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -1018,22 +920,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            websiteUrl: string;
-            description: string;
-            /** @enum {string} */
-            category: "writing" | "chat" | "image" | "video" | "audio" | "developer" | "automation" | "search" | "api" | "education" | "productivity" | "other";
-            publicMetrics: boolean;
-            /** @enum {string} */
-            reviewStatus: "pending_review" | "approved" | "rejected";
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -1086,24 +973,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                /** Format: uuid */
-                id: string;
-                name: string;
-                websiteUrl: string;
-                description: string;
-                /** @enum {string} */
-                category: "writing" | "chat" | "image" | "video" | "audio" | "developer" | "automation" | "search" | "api" | "education" | "productivity" | "other";
-                publicMetrics: boolean;
-                /** @enum {string} */
-                reviewStatus: "pending_review" | "approved" | "rejected";
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                updatedAt: string;
-              })[];
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Login or credential required */
@@ -1152,22 +1022,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            websiteUrl: string;
-            description: string;
-            /** @enum {string} */
-            category: "writing" | "chat" | "image" | "video" | "audio" | "developer" | "automation" | "search" | "api" | "education" | "productivity" | "other";
-            publicMetrics: boolean;
-            /** @enum {string} */
-            reviewStatus: "pending_review" | "approved" | "rejected";
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -1225,22 +1080,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            websiteUrl: string;
-            description: string;
-            /** @enum {string} */
-            category: "writing" | "chat" | "image" | "video" | "audio" | "developer" | "automation" | "search" | "api" | "education" | "productivity" | "other";
-            publicMetrics: boolean;
-            /** @enum {string} */
-            reviewStatus: "pending_review" | "approved" | "rejected";
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -1299,22 +1139,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            websiteUrl: string;
-            description: string;
-            /** @enum {string} */
-            category: "writing" | "chat" | "image" | "video" | "audio" | "developer" | "automation" | "search" | "api" | "education" | "productivity" | "other";
-            publicMetrics: boolean;
-            /** @enum {string} */
-            reviewStatus: "pending_review" | "approved" | "rejected";
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -1502,23 +1327,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                /** Format: uuid */
-                id: string;
-                name: string;
-                /** @enum {string} */
-                kind: "read" | "ingest";
-                scopes: ("account:read" | "account:billing:read" | "sites:read" | "submissions:read" | "referrals:read" | "analytics:read" | "customers:read" | "events:read" | "finance:read" | "monitoring:read" | "reports:read" | "actions:read" | "exports:read" | "geo:read" | "geo:evidence:read" | "sites:write" | "credentials:manage" | "exports:create" | "geo:configure" | "geo:manage" | "geo:run" | "ingest:receipt:read" | "ingest:customers:write" | "ingest:events:write" | "ingest:orders:write" | "ingest:payments:write" | "ingest:refunds:write" | "ingest:subscriptions:write" | "ingest:costs:write" | "ingest:campaigns:write" | "ingest:expenses:write" | "ingest:observations:write" | "ingest:summaries:write")[];
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                expiresAt: string;
-                prefix: string;
-                revokedAt: string | null;
-                requestsPerMinute: number | null;
-              })[];
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -1581,23 +1390,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            /** @enum {string} */
-            kind: "read" | "ingest";
-            scopes: ("account:read" | "account:billing:read" | "sites:read" | "submissions:read" | "referrals:read" | "analytics:read" | "customers:read" | "events:read" | "finance:read" | "monitoring:read" | "reports:read" | "actions:read" | "exports:read" | "geo:read" | "geo:evidence:read" | "sites:write" | "credentials:manage" | "exports:create" | "geo:configure" | "geo:manage" | "geo:run" | "ingest:receipt:read" | "ingest:customers:write" | "ingest:events:write" | "ingest:orders:write" | "ingest:payments:write" | "ingest:refunds:write" | "ingest:subscriptions:write" | "ingest:costs:write" | "ingest:campaigns:write" | "ingest:expenses:write" | "ingest:observations:write" | "ingest:summaries:write")[];
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            expiresAt: string;
-            prefix: string;
-            revokedAt: string | null;
-            requestsPerMinute: number | null;
-            /** @description shown once, in this answer only */
-            secret: string;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -1656,21 +1449,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            /** @enum {string} */
-            kind: "read" | "ingest";
-            scopes: ("account:read" | "account:billing:read" | "sites:read" | "submissions:read" | "referrals:read" | "analytics:read" | "customers:read" | "events:read" | "finance:read" | "monitoring:read" | "reports:read" | "actions:read" | "exports:read" | "geo:read" | "geo:evidence:read" | "sites:write" | "credentials:manage" | "exports:create" | "geo:configure" | "geo:manage" | "geo:run" | "ingest:receipt:read" | "ingest:customers:write" | "ingest:events:write" | "ingest:orders:write" | "ingest:payments:write" | "ingest:refunds:write" | "ingest:subscriptions:write" | "ingest:costs:write" | "ingest:campaigns:write" | "ingest:expenses:write" | "ingest:observations:write" | "ingest:summaries:write")[];
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            expiresAt: string;
-            prefix: string;
-            revokedAt: string | null;
-            requestsPerMinute: number | null;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -1745,31 +1524,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            batch_id: string;
-            /** @enum {string} */
-            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
-            /** @enum {string} */
-            status: "queued" | "completed" | "rejected";
-            received: number;
-            applied: number;
-            unchanged: number;
-            digest: string;
-            replay: boolean;
-            /** Format: date-time */
-            received_at: string;
-            completed_at: string | null;
-            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
-            problem?: {
-              /** @enum {string} */
-              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
-              detail: string;
-              errors: {
-                  path: string;
-                  message: string;
-                }[];
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -1875,31 +1630,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            batch_id: string;
-            /** @enum {string} */
-            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
-            /** @enum {string} */
-            status: "queued" | "completed" | "rejected";
-            received: number;
-            applied: number;
-            unchanged: number;
-            digest: string;
-            replay: boolean;
-            /** Format: date-time */
-            received_at: string;
-            completed_at: string | null;
-            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
-            problem?: {
-              /** @enum {string} */
-              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
-              detail: string;
-              errors: {
-                  path: string;
-                  message: string;
-                }[];
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -1995,31 +1726,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            batch_id: string;
-            /** @enum {string} */
-            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
-            /** @enum {string} */
-            status: "queued" | "completed" | "rejected";
-            received: number;
-            applied: number;
-            unchanged: number;
-            digest: string;
-            replay: boolean;
-            /** Format: date-time */
-            received_at: string;
-            completed_at: string | null;
-            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
-            problem?: {
-              /** @enum {string} */
-              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
-              detail: string;
-              errors: {
-                  path: string;
-                  message: string;
-                }[];
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -2115,31 +1822,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            batch_id: string;
-            /** @enum {string} */
-            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
-            /** @enum {string} */
-            status: "queued" | "completed" | "rejected";
-            received: number;
-            applied: number;
-            unchanged: number;
-            digest: string;
-            replay: boolean;
-            /** Format: date-time */
-            received_at: string;
-            completed_at: string | null;
-            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
-            problem?: {
-              /** @enum {string} */
-              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
-              detail: string;
-              errors: {
-                  path: string;
-                  message: string;
-                }[];
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -2234,31 +1917,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            batch_id: string;
-            /** @enum {string} */
-            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
-            /** @enum {string} */
-            status: "queued" | "completed" | "rejected";
-            received: number;
-            applied: number;
-            unchanged: number;
-            digest: string;
-            replay: boolean;
-            /** Format: date-time */
-            received_at: string;
-            completed_at: string | null;
-            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
-            problem?: {
-              /** @enum {string} */
-              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
-              detail: string;
-              errors: {
-                  path: string;
-                  message: string;
-                }[];
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -2356,31 +2015,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            batch_id: string;
-            /** @enum {string} */
-            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
-            /** @enum {string} */
-            status: "queued" | "completed" | "rejected";
-            received: number;
-            applied: number;
-            unchanged: number;
-            digest: string;
-            replay: boolean;
-            /** Format: date-time */
-            received_at: string;
-            completed_at: string | null;
-            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
-            problem?: {
-              /** @enum {string} */
-              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
-              detail: string;
-              errors: {
-                  path: string;
-                  message: string;
-                }[];
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -2477,31 +2112,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            batch_id: string;
-            /** @enum {string} */
-            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
-            /** @enum {string} */
-            status: "queued" | "completed" | "rejected";
-            received: number;
-            applied: number;
-            unchanged: number;
-            digest: string;
-            replay: boolean;
-            /** Format: date-time */
-            received_at: string;
-            completed_at: string | null;
-            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
-            problem?: {
-              /** @enum {string} */
-              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
-              detail: string;
-              errors: {
-                  path: string;
-                  message: string;
-                }[];
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -2599,31 +2210,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            batch_id: string;
-            /** @enum {string} */
-            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
-            /** @enum {string} */
-            status: "queued" | "completed" | "rejected";
-            received: number;
-            applied: number;
-            unchanged: number;
-            digest: string;
-            replay: boolean;
-            /** Format: date-time */
-            received_at: string;
-            completed_at: string | null;
-            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
-            problem?: {
-              /** @enum {string} */
-              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
-              detail: string;
-              errors: {
-                  path: string;
-                  message: string;
-                }[];
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -2720,31 +2307,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            batch_id: string;
-            /** @enum {string} */
-            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
-            /** @enum {string} */
-            status: "queued" | "completed" | "rejected";
-            received: number;
-            applied: number;
-            unchanged: number;
-            digest: string;
-            replay: boolean;
-            /** Format: date-time */
-            received_at: string;
-            completed_at: string | null;
-            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
-            problem?: {
-              /** @enum {string} */
-              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
-              detail: string;
-              errors: {
-                  path: string;
-                  message: string;
-                }[];
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -2841,31 +2404,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            batch_id: string;
-            /** @enum {string} */
-            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
-            /** @enum {string} */
-            status: "queued" | "completed" | "rejected";
-            received: number;
-            applied: number;
-            unchanged: number;
-            digest: string;
-            replay: boolean;
-            /** Format: date-time */
-            received_at: string;
-            completed_at: string | null;
-            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
-            problem?: {
-              /** @enum {string} */
-              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
-              detail: string;
-              errors: {
-                  path: string;
-                  message: string;
-                }[];
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -2969,31 +2508,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            batch_id: string;
-            /** @enum {string} */
-            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
-            /** @enum {string} */
-            status: "queued" | "completed" | "rejected";
-            received: number;
-            applied: number;
-            unchanged: number;
-            digest: string;
-            replay: boolean;
-            /** Format: date-time */
-            received_at: string;
-            completed_at: string | null;
-            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
-            problem?: {
-              /** @enum {string} */
-              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
-              detail: string;
-              errors: {
-                  path: string;
-                  message: string;
-                }[];
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -3066,33 +2581,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                batch_id: string;
-                /** @enum {string} */
-                resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
-                /** @enum {string} */
-                status: "queued" | "completed" | "rejected";
-                received: number;
-                applied: number;
-                unchanged: number;
-                digest: string;
-                replay: boolean;
-                /** Format: date-time */
-                received_at: string;
-                completed_at: string | null;
-                /** @description why a rejected batch was refused: the 409/422 problem its sender got */
-                problem?: {
-                  /** @enum {string} */
-                  code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
-                  detail: string;
-                  errors: {
-                      path: string;
-                      message: string;
-                    }[];
-                };
-              })[];
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -3142,31 +2631,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            batch_id: string;
-            /** @enum {string} */
-            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
-            /** @enum {string} */
-            status: "queued" | "completed" | "rejected";
-            received: number;
-            applied: number;
-            unchanged: number;
-            digest: string;
-            replay: boolean;
-            /** Format: date-time */
-            received_at: string;
-            completed_at: string | null;
-            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
-            problem?: {
-              /** @enum {string} */
-              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
-              detail: string;
-              errors: {
-                  path: string;
-                  message: string;
-                }[];
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -3224,32 +2689,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                created_at: string;
-                customer_id: string;
-                occurred_at: string;
-                /** @default 1 */
-                revision?: number;
-                /** @enum {string} */
-                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
-                /** @enum {string} */
-                status: "active" | "inactive" | "deleted";
-                /** Format: date-time */
-                received_at: string;
-              })[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-              next_offset: number | null;
-            };
-            freshness: {
-              /** Format: date-time */
-              as_of: string;
-              last_ingested_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -3301,45 +2741,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                activation_definition?: string;
-                campaign_id?: string;
-                event_id: string;
-                /** @enum {string} */
-                event_type: "visit" | "registration_completed" | "activation_completed" | "usage" | "workflow_completed" | "order_paid" | "subscription_cancelled";
-                external_user_id?: string;
-                occurred_at: string;
-                properties?: {
-                  channel?: string;
-                  country?: string;
-                  /** @enum {string} */
-                  device?: "desktop" | "mobile" | "tablet" | "other";
-                  feature?: string;
-                  plan_id?: string;
-                  product_category?: string;
-                  quantity?: number;
-                };
-                /** @default 1 */
-                revision?: number;
-                session_id?: string;
-                /** @enum {string} */
-                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
-                /** Format: date-time */
-                received_at: string;
-              })[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-              next_offset: number | null;
-            };
-            freshness: {
-              /** Format: date-time */
-              as_of: string;
-              last_ingested_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -3391,35 +2793,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                amount_minor: number;
-                currency: string;
-                external_user_id?: string;
-                occurred_at: string;
-                order_id: string;
-                plan_id?: string;
-                /** @default 1 */
-                revision?: number;
-                /** @enum {string} */
-                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
-                /** @enum {string} */
-                status: "pending" | "paid" | "cancelled" | "expired";
-                /** Format: date-time */
-                received_at: string;
-              })[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-              next_offset: number | null;
-            };
-            freshness: {
-              /** Format: date-time */
-              as_of: string;
-              last_ingested_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -3471,35 +2845,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                amount_minor: number;
-                currency: string;
-                external_user_id?: string;
-                occurred_at: string;
-                order_id: string;
-                payment_id: string;
-                /** @default 1 */
-                revision?: number;
-                /** @enum {string} */
-                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
-                /** @enum {string} */
-                status: "pending" | "succeeded" | "failed";
-                /** Format: date-time */
-                received_at: string;
-              })[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-              next_offset: number | null;
-            };
-            freshness: {
-              /** Format: date-time */
-              as_of: string;
-              last_ingested_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -3551,34 +2897,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                amount_minor: number;
-                currency: string;
-                occurred_at: string;
-                payment_id: string;
-                refund_id: string;
-                /** @default 1 */
-                revision?: number;
-                /** @enum {string} */
-                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
-                /** @enum {string} */
-                status: "pending" | "succeeded" | "failed";
-                /** Format: date-time */
-                received_at: string;
-              })[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-              next_offset: number | null;
-            };
-            freshness: {
-              /** Format: date-time */
-              as_of: string;
-              last_ingested_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -3630,37 +2949,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                amount_minor: number;
-                currency: string;
-                external_user_id: string;
-                occurred_at: string;
-                period_end: string;
-                period_start: string;
-                plan_id: string;
-                /** @default 1 */
-                revision?: number;
-                /** @enum {string} */
-                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
-                /** @enum {string} */
-                status: "trialing" | "active" | "past_due" | "cancelled" | "expired";
-                subscription_id: string;
-                /** Format: date-time */
-                received_at: string;
-              })[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-              next_offset: number | null;
-            };
-            freshness: {
-              /** Format: date-time */
-              as_of: string;
-              last_ingested_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -3712,36 +3001,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                amount_minor: number;
-                /** @enum {string} */
-                category: "usage" | "infrastructure" | "operations" | "other";
-                cost_id: string;
-                currency: string;
-                event_id?: string;
-                occurred_at: string;
-                period_end: string;
-                period_start: string;
-                /** @default 1 */
-                revision?: number;
-                /** @enum {string} */
-                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
-                /** Format: date-time */
-                received_at: string;
-              })[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-              next_offset: number | null;
-            };
-            freshness: {
-              /** Format: date-time */
-              as_of: string;
-              last_ingested_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -3793,37 +3053,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                campaign_id: string;
-                /** @enum {string} */
-                channel: "search" | "social" | "email" | "referral" | "paid" | "direct" | "other";
-                content_ref?: string;
-                ends_at?: string;
-                name: string;
-                occurred_at: string;
-                /** @default 1 */
-                revision?: number;
-                /** @enum {string} */
-                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
-                starts_at: string;
-                /** @enum {string} */
-                status: "active" | "paused" | "ended";
-                /** Format: date-time */
-                received_at: string;
-              })[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-              next_offset: number | null;
-            };
-            freshness: {
-              /** Format: date-time */
-              as_of: string;
-              last_ingested_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -3875,36 +3105,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                amount_minor: number;
-                campaign_id: string;
-                /** @enum {string} */
-                cost_scope: "advertising" | "content" | "agency" | "other";
-                currency: string;
-                expense_id: string;
-                occurred_at: string;
-                period_end: string;
-                period_start: string;
-                /** @default 1 */
-                revision?: number;
-                /** @enum {string} */
-                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
-                /** Format: date-time */
-                received_at: string;
-              })[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-              next_offset: number | null;
-            };
-            freshness: {
-              /** Format: date-time */
-              as_of: string;
-              last_ingested_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -3956,36 +3157,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                latency_ms: number | null;
-                observation_id: string;
-                occurred_at: string;
-                region?: string;
-                /** @default 1 */
-                revision?: number;
-                /** @enum {string} */
-                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
-                /** @enum {string} */
-                status: "healthy" | "degraded" | "down" | "unknown";
-                target_ref: string;
-                /** @enum {string} */
-                target_type: "website" | "workflow" | "api";
-                /** Format: date-time */
-                received_at: string;
-              })[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-              next_offset: number | null;
-            };
-            freshness: {
-              /** Format: date-time */
-              as_of: string;
-              last_ingested_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -4037,43 +3209,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                currency?: string;
-                definition_version: string;
-                /** @default {} */
-                dimensions?: {
-                  campaign_id?: string;
-                  channel?: string;
-                };
-                /** @enum {string} */
-                metric: "visits" | "registrations" | "activations" | "active_users" | "receipts" | "refunds" | "costs";
-                occurred_at: string;
-                period_end: string;
-                period_start: string;
-                /** @default 1 */
-                revision?: number;
-                /** @enum {string} */
-                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
-                summary_id: string;
-                /** @enum {string} */
-                unit: "count" | "minor_currency";
-                value: number;
-                /** Format: date-time */
-                received_at: string;
-              })[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-              next_offset: number | null;
-            };
-            freshness: {
-              /** Format: date-time */
-              as_of: string;
-              last_ingested_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -4119,28 +3255,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-              brand: {
-                name: string;
-                aliases: string[];
-              };
-              competitors: {
-                  name: string;
-                  aliases: string[];
-                }[];
-              models: string[];
-              locale: string;
-              schedule: {
-                cron: string;
-                tz?: string;
-              } | null;
-              /** Format: date-time */
-              created_at: string;
-              /** Format: date-time */
-              updated_at: string;
-            }) | null;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -4211,26 +3326,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            brand: {
-              name: string;
-              aliases: string[];
-            };
-            competitors: {
-                name: string;
-                aliases: string[];
-              }[];
-            models: string[];
-            locale: string;
-            schedule: {
-              cron: string;
-              tz?: string;
-            } | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -4292,21 +3388,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: {
-                /** Format: uuid */
-                id: string;
-                text: string;
-                /** Format: date-time */
-                created_at: string;
-              }[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-              next_offset: number | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -4359,15 +3441,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            id: string;
-            text: string;
-            /** Format: date-time */
-            created_at: string;
-            /** @description false: the prompt was tracked already */
-            created: boolean;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -4437,36 +3511,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                /** Format: uuid */
-                id: string;
-                /** @enum {string} */
-                trigger: "manual" | "schedule";
-                /** @enum {string} */
-                status: "queued" | "running" | "succeeded" | "partial" | "failed";
-                scheduled_for: string | null;
-                models: string[];
-                prompts: number;
-                answers: {
-                  total: number;
-                  succeeded: number;
-                  failed: number;
-                  pending: number;
-                };
-                error: string | null;
-                /** Format: date-time */
-                created_at: string;
-                started_at: string | null;
-                finished_at: string | null;
-              })[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-              next_offset: number | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -4501,17 +3546,14 @@ export interface operations {
       };
     };
   };
-  /**
-   * Start a run now: every prompt asked of every configured model; answered `queued`
-   * @description GET geo/runs shows its progress.
-   */
+  /** Start a run now: every prompt asked of every configured model */
   postApiV1SitesSiteIdGeoRuns: {
     parameters: {
       path: {
         siteId: string;
       };
     };
-    requestBody?: {
+    requestBody: {
       content: {
         "application/json": Record<string, never>;
       };
@@ -4520,28 +3562,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            id: string;
-            /** @enum {string} */
-            trigger: "manual" | "schedule";
-            /** @enum {string} */
-            status: "queued" | "running" | "succeeded" | "partial" | "failed";
-            scheduled_for: string | null;
-            models: string[];
-            prompts: number;
-            answers: {
-              total: number;
-              succeeded: number;
-              failed: number;
-              pending: number;
-            };
-            error: string | null;
-            /** Format: date-time */
-            created_at: string;
-            started_at: string | null;
-            finished_at: string | null;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -4614,48 +3635,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                /** Format: uuid */
-                id: string;
-                /** Format: uuid */
-                run_id: string;
-                prompt_id: string | null;
-                prompt: string;
-                model: string;
-                /** @enum {string} */
-                status: "pending" | "succeeded" | "failed";
-                text: string | null;
-                error: string | null;
-                brand: {
-                  mentioned: boolean;
-                  position: number | null;
-                };
-                mentions: ({
-                    name: string;
-                    /** @enum {string} */
-                    kind: "brand" | "competitor";
-                    position: number;
-                    count: number;
-                  })[];
-                citations: ({
-                    url: string;
-                    domain: string;
-                    /** @enum {string} */
-                    source: "annotation" | "text";
-                    own_domain: boolean;
-                  })[];
-                /** Format: date-time */
-                created_at: string;
-                answered_at: string | null;
-              })[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-              next_offset: number | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -4710,25 +3690,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: {
-                url: string;
-                domain: string;
-                own_domain: boolean;
-                answers: number;
-                models: string[];
-                /** Format: date-time */
-                first_cited_at: string;
-                /** Format: date-time */
-                last_cited_at: string;
-              }[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-              next_offset: number | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -4779,97 +3741,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: {
-              overall: {
-                answers: number;
-                mention_rate: {
-                  value: number | null;
-                  numerator: number;
-                  denominator: number;
-                };
-                share_of_voice: {
-                  value: number | null;
-                  numerator: number;
-                  denominator: number;
-                };
-                citation_rate: {
-                  value: number | null;
-                  numerator: number;
-                  denominator: number;
-                };
-                average_position: number | null;
-              };
-              models: {
-                [key: string]: {
-                  answers: number;
-                  mention_rate: {
-                    value: number | null;
-                    numerator: number;
-                    denominator: number;
-                  };
-                  share_of_voice: {
-                    value: number | null;
-                    numerator: number;
-                    denominator: number;
-                  };
-                  citation_rate: {
-                    value: number | null;
-                    numerator: number;
-                    denominator: number;
-                  };
-                  average_position: number | null;
-                };
-              };
-              entities: ({
-                  name: string;
-                  /** @enum {string} */
-                  kind: "brand" | "competitor";
-                  answers: number;
-                  mention_rate: {
-                    value: number | null;
-                    numerator: number;
-                    denominator: number;
-                  };
-                  average_position: number | null;
-                })[];
-              coverage: {
-                runs: {
-                  succeeded: number;
-                  partial: number;
-                  failed: number;
-                  in_progress: number;
-                  rate: {
-                    value: number | null;
-                    numerator: number;
-                    denominator: number;
-                  };
-                };
-                models: {
-                  configured: string[];
-                  answered: string[];
-                  rate: {
-                    value: number | null;
-                    numerator: number;
-                    denominator: number;
-                  };
-                };
-              };
-            };
-            window: {
-              /** Format: date-time */
-              from: string;
-              /** Format: date-time */
-              to: string;
-              tz: string;
-              days: number;
-            };
-            freshness: {
-              /** Format: date-time */
-              as_of: string;
-              last_answer_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -4920,60 +3792,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                /** Format: date */
-                day: string;
-                overall: {
-                  answers: number;
-                  mention_rate: {
-                    value: number | null;
-                    numerator: number;
-                    denominator: number;
-                  };
-                  share_of_voice: {
-                    value: number | null;
-                    numerator: number;
-                    denominator: number;
-                  };
-                  citation_rate: {
-                    value: number | null;
-                    numerator: number;
-                    denominator: number;
-                  };
-                  average_position: number | null;
-                };
-                models: {
-                  [key: string]: {
-                    answers: number;
-                    mention_rate: {
-                      value: number | null;
-                      numerator: number;
-                      denominator: number;
-                    };
-                    share_of_voice: {
-                      value: number | null;
-                      numerator: number;
-                      denominator: number;
-                    };
-                    citation_rate: {
-                      value: number | null;
-                      numerator: number;
-                      denominator: number;
-                    };
-                    average_position: number | null;
-                  };
-                };
-              })[];
-            window: {
-              /** Format: date-time */
-              from: string;
-              /** Format: date-time */
-              to: string;
-              tz: string;
-              days: number;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -5024,33 +3843,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: {
-              visits: number;
-              assistants: ({
-                  /** @enum {string} */
-                  assistant: "chatgpt" | "perplexity" | "claude" | "gemini" | "copilot";
-                  visits: number;
-                })[];
-              days: {
-                  /** Format: date */
-                  day: string;
-                  visits: number;
-                  /** @description visits per assistant id */
-                  assistants: {
-                    [key: string]: number;
-                  };
-                }[];
-            };
-            window: {
-              /** Format: date-time */
-              from: string;
-              /** Format: date-time */
-              to: string;
-              tz: string;
-              days: number;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -5102,33 +3895,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                /** Format: uuid */
-                id: string;
-                url: string;
-                final_url: string | null;
-                /** @enum {string} */
-                status: "running" | "completed" | "failed";
-                score: number | null;
-                checks: ({
-                    id: string;
-                    /** @enum {string} */
-                    status: "pass" | "warn" | "fail";
-                    detail: string;
-                  })[];
-                error: string | null;
-                /** Format: date-time */
-                created_at?: string;
-                completed_at: string | null;
-              })[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-              next_offset: number | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -5177,27 +3944,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                /** Format: uuid */
-                id: string;
-                url: string;
-                final_url: string | null;
-                /** @enum {string} */
-                status: "running" | "completed" | "failed";
-                score: number | null;
-                checks: ({
-                    id: string;
-                    /** @enum {string} */
-                    status: "pass" | "warn" | "fail";
-                    detail: string;
-                  })[];
-                error: string | null;
-                /** Format: date-time */
-                created_at?: string;
-                completed_at: string | null;
-              })[];
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -5232,10 +3979,7 @@ export interface operations {
       };
     };
   };
-  /**
-   * Audit a public page (needs an Idempotency-Key header of 8 to 100 characters)
-   * @description The key is claimed with the body's digest in one statement, so of two concurrent first requests one runs the audit and the other sees it running (409).
-   */
+  /** Audit a public page (needs an Idempotency-Key header of 8 to 100 characters) */
   postApiV1SitesSiteIdGeoAudits: {
     parameters: {
       path: {
@@ -5254,25 +3998,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            id: string;
-            url: string;
-            final_url: string | null;
-            /** @enum {string} */
-            status: "running" | "completed" | "failed";
-            score: number | null;
-            checks: ({
-                id: string;
-                /** @enum {string} */
-                status: "pass" | "warn" | "fail";
-                detail: string;
-              })[];
-            error: string | null;
-            /** Format: date-time */
-            created_at?: string;
-            completed_at: string | null;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -5350,77 +4076,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: {
-              visits: number;
-              visitors: number;
-              registrations: number;
-              activations: number;
-              active_users: number;
-              paid_orders: number;
-              receipts: {
-                [key: string]: number;
-              };
-              refunds: {
-                [key: string]: number;
-              };
-              net_revenue: {
-                [key: string]: number;
-              };
-              costs: {
-                [key: string]: number;
-              };
-              mrr: {
-                [key: string]: number;
-              };
-              uptime: {
-                ratio: number | null;
-                healthy: number;
-                degraded: number;
-                down: number;
-                unknown: number;
-              };
-            };
-            coverage: {
-              window: {
-                /** Format: date-time */
-                from: string;
-                /** Format: date-time */
-                to: string;
-                tz: string;
-                days: number;
-              };
-              families: {
-                [key: string]: {
-                  records: number;
-                  first_occurred_at: string | null;
-                  last_occurred_at: string | null;
-                  days_with_data: number;
-                  days_in_window: number;
-                };
-              };
-              /** @description per summary metric: whether raw records, summaries or both fed it */
-              metrics: {
-                [key: string]: {
-                  /** @enum {string} */
-                  source: "raw" | "summaries" | "raw+summaries" | "none";
-                  raw_days: number;
-                  summary_days: number;
-                };
-              };
-              summaries: {
-                used: number;
-                unused: number;
-              };
-            };
-            currencies: string[];
-            freshness: {
-              as_of: string | null;
-              lag_seconds: number;
-              pending_hours: number;
-              last_received_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -5474,89 +4130,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: {
-              channels: ({
-                  visits: number;
-                  registrations: number;
-                  activations: number;
-                  paid_orders: number;
-                  revenue: {
-                    [key: string]: number;
-                  };
-                  spend: {
-                    [key: string]: number;
-                  };
-                  cac: {
-                    [key: string]: number | null;
-                  };
-                  roas: {
-                    [key: string]: number | null;
-                  };
-                  channel: string | null;
-                })[];
-              campaigns: ({
-                  visits: number;
-                  registrations: number;
-                  activations: number;
-                  paid_orders: number;
-                  revenue: {
-                    [key: string]: number;
-                  };
-                  spend: {
-                    [key: string]: number;
-                  };
-                  cac: {
-                    [key: string]: number | null;
-                  };
-                  roas: {
-                    [key: string]: number | null;
-                  };
-                  campaign_id: string;
-                  name: string | null;
-                  channel: string | null;
-                })[];
-            };
-            coverage: {
-              window: {
-                /** Format: date-time */
-                from: string;
-                /** Format: date-time */
-                to: string;
-                tz: string;
-                days: number;
-              };
-              families: {
-                [key: string]: {
-                  records: number;
-                  first_occurred_at: string | null;
-                  last_occurred_at: string | null;
-                  days_with_data: number;
-                  days_in_window: number;
-                };
-              };
-              /** @description per summary metric: whether raw records, summaries or both fed it */
-              metrics: {
-                [key: string]: {
-                  /** @enum {string} */
-                  source: "raw" | "summaries" | "raw+summaries" | "none";
-                  raw_days: number;
-                  summary_days: number;
-                };
-              };
-              summaries: {
-                used: number;
-                unused: number;
-              };
-            };
-            currencies: string[];
-            freshness: {
-              as_of: string | null;
-              lag_seconds: number;
-              pending_hours: number;
-              last_received_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -5611,76 +4185,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: {
-              /** @enum {string} */
-              interval: "day" | "week" | "month";
-              buckets: {
-                  /** Format: date-time */
-                  start: string;
-                  /** Format: date-time */
-                  end: string;
-                  label: string;
-                  /** @description false: no record of any family and no summary on any of its days */
-                  observed: boolean;
-                  visits: number;
-                  registrations: number;
-                  activations: number;
-                  paid_orders: number;
-                  receipts: {
-                    [key: string]: number;
-                  };
-                  refunds: {
-                    [key: string]: number;
-                  };
-                  net_revenue: {
-                    [key: string]: number;
-                  };
-                  costs: {
-                    [key: string]: number;
-                  };
-                }[];
-            };
-            coverage: {
-              window: {
-                /** Format: date-time */
-                from: string;
-                /** Format: date-time */
-                to: string;
-                tz: string;
-                days: number;
-              };
-              families: {
-                [key: string]: {
-                  records: number;
-                  first_occurred_at: string | null;
-                  last_occurred_at: string | null;
-                  days_with_data: number;
-                  days_in_window: number;
-                };
-              };
-              /** @description per summary metric: whether raw records, summaries or both fed it */
-              metrics: {
-                [key: string]: {
-                  /** @enum {string} */
-                  source: "raw" | "summaries" | "raw+summaries" | "none";
-                  raw_days: number;
-                  summary_days: number;
-                };
-              };
-              summaries: {
-                used: number;
-                unused: number;
-              };
-            };
-            currencies: string[];
-            freshness: {
-              as_of: string | null;
-              lag_seconds: number;
-              pending_hours: number;
-              last_received_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -5734,92 +4239,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: {
-              receipts: {
-                [key: string]: number;
-              };
-              refunds: {
-                [key: string]: number;
-              };
-              net_revenue: {
-                [key: string]: number;
-              };
-              costs: {
-                total: {
-                  [key: string]: number;
-                };
-                by_category: {
-                  [key: string]: {
-                    [key: string]: number;
-                  };
-                };
-              };
-              expenses: {
-                total: {
-                  [key: string]: number;
-                };
-                by_scope: {
-                  [key: string]: {
-                    [key: string]: number;
-                  };
-                };
-              };
-              margin: {
-                [key: string]: number;
-              };
-              mrr: {
-                [key: string]: number;
-              };
-              arr: {
-                [key: string]: number;
-              };
-              subscriptions: {
-                active: number;
-                new: number;
-                churned: number;
-              };
-            };
-            coverage: {
-              window: {
-                /** Format: date-time */
-                from: string;
-                /** Format: date-time */
-                to: string;
-                tz: string;
-                days: number;
-              };
-              families: {
-                [key: string]: {
-                  records: number;
-                  first_occurred_at: string | null;
-                  last_occurred_at: string | null;
-                  days_with_data: number;
-                  days_in_window: number;
-                };
-              };
-              /** @description per summary metric: whether raw records, summaries or both fed it */
-              metrics: {
-                [key: string]: {
-                  /** @enum {string} */
-                  source: "raw" | "summaries" | "raw+summaries" | "none";
-                  raw_days: number;
-                  summary_days: number;
-                };
-              };
-              summaries: {
-                used: number;
-                unused: number;
-              };
-            };
-            currencies: string[];
-            freshness: {
-              as_of: string | null;
-              lag_seconds: number;
-              pending_hours: number;
-              last_received_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -5873,55 +4293,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: {
-              steps: ({
-                  step: string;
-                  users: number;
-                  conversion_from_previous: number | null;
-                })[];
-              overall_conversion: number | null;
-            };
-            coverage: {
-              window: {
-                /** Format: date-time */
-                from: string;
-                /** Format: date-time */
-                to: string;
-                tz: string;
-                days: number;
-              };
-              families: {
-                [key: string]: {
-                  records: number;
-                  first_occurred_at: string | null;
-                  last_occurred_at: string | null;
-                  days_with_data: number;
-                  days_in_window: number;
-                };
-              };
-              /** @description per summary metric: whether raw records, summaries or both fed it */
-              metrics: {
-                [key: string]: {
-                  /** @enum {string} */
-                  source: "raw" | "summaries" | "raw+summaries" | "none";
-                  raw_days: number;
-                  summary_days: number;
-                };
-              };
-              summaries: {
-                used: number;
-                unused: number;
-              };
-            };
-            currencies: string[];
-            freshness: {
-              as_of: string | null;
-              lag_seconds: number;
-              pending_hours: number;
-              last_received_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -5975,62 +4347,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: {
-              cohorts: ({
-                  label: string;
-                  /** Format: date-time */
-                  start: string;
-                  /** Format: date-time */
-                  end: string;
-                  users: number;
-                  weeks: ({
-                      offset: number;
-                      active_users: number;
-                      share: number | null;
-                    })[];
-                })[];
-            };
-            coverage: {
-              window: {
-                /** Format: date-time */
-                from: string;
-                /** Format: date-time */
-                to: string;
-                tz: string;
-                days: number;
-              };
-              families: {
-                [key: string]: {
-                  records: number;
-                  first_occurred_at: string | null;
-                  last_occurred_at: string | null;
-                  days_with_data: number;
-                  days_in_window: number;
-                };
-              };
-              /** @description per summary metric: whether raw records, summaries or both fed it */
-              metrics: {
-                [key: string]: {
-                  /** @enum {string} */
-                  source: "raw" | "summaries" | "raw+summaries" | "none";
-                  raw_days: number;
-                  summary_days: number;
-                };
-              };
-              summaries: {
-                used: number;
-                unused: number;
-              };
-            };
-            currencies: string[];
-            freshness: {
-              as_of: string | null;
-              lag_seconds: number;
-              pending_hours: number;
-              last_received_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -6071,21 +4388,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                /** Format: uuid */
-                id: string;
-                name: string;
-                baseUrl: string;
-                models: string[];
-                protocols: ("responses" | "chat" | "embeddings")[];
-                priority: number;
-                weight: number;
-                enabled: boolean;
-                /** Format: date-time */
-                createdAt: string;
-              })[];
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Login or credential required */
@@ -6144,10 +4447,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            id: string;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -6203,26 +4503,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                id: string;
-                efforts: string[] | null;
-                kind: ("chat" | "embedding") | null;
-                allowUnpriced: boolean;
-                price: {
-                  model: string;
-                  currency: string;
-                  /** Format: date-time */
-                  effectiveAt: string;
-                  /** @description decimal amount, e.g. "0.15" */
-                  input: string;
-                  /** @description decimal amount, e.g. "0.15" */
-                  cachedInput: string;
-                  /** @description decimal amount, e.g. "0.15" */
-                  output: string;
-                } | null;
-              })[];
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Login or credential required */
@@ -6279,13 +4560,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            id: string;
-            efforts: string[];
-            /** @enum {string} */
-            kind: "chat" | "embedding";
-            allowUnpriced: boolean;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -6343,20 +4618,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: {
-                model: string;
-                currency: string;
-                /** Format: date-time */
-                effectiveAt: string;
-                /** @description decimal amount, e.g. "0.15" */
-                input: string;
-                /** @description decimal amount, e.g. "0.15" */
-                cachedInput: string;
-                /** @description decimal amount, e.g. "0.15" */
-                output: string;
-              }[];
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -6413,18 +4675,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            model: string;
-            currency: string;
-            /** Format: date-time */
-            effectiveAt: string;
-            /** @description decimal amount, e.g. "0.15" */
-            input: string;
-            /** @description decimal amount, e.g. "0.15" */
-            cachedInput: string;
-            /** @description decimal amount, e.g. "0.15" */
-            output: string;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -6477,19 +4728,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                name: string;
-                /** @description model ids, or ["*"] for every model */
-                models: string[];
-                requestsPerMinute: number | null;
-                tokensPerMinute: number | null;
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                updatedAt: string;
-              })[];
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Login or credential required */
@@ -6540,17 +4779,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            name: string;
-            /** @description model ids, or ["*"] for every model */
-            models: string[];
-            requestsPerMinute: number | null;
-            tokensPerMinute: number | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -6615,11 +4844,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            accountId: string;
-            group: string;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -6678,17 +4903,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            name: string;
-            /** @description model ids, or ["*"] for every model */
-            models: string[];
-            requestsPerMinute: number | null;
-            tokensPerMinute: number | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Login or credential required */
@@ -6723,29 +4938,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                /** Format: uuid */
-                id: string;
-                name: string;
-                prefix: string;
-                models: string[];
-                requestsPerMinute: number | null;
-                tokensPerMinute: number | null;
-                budget: ({
-                  /** @description decimal amount, e.g. "0.15" */
-                  amount: string;
-                  currency: string;
-                  /** @enum {string} */
-                  period: "day" | "month" | "total";
-                }) | null;
-                expiresAt: string | null;
-                siteId: string | null;
-                /** Format: date-time */
-                createdAt: string;
-                disabledAt: string | null;
-              })[];
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Login or credential required */
@@ -6802,29 +4995,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            prefix: string;
-            models: string[];
-            requestsPerMinute: number | null;
-            tokensPerMinute: number | null;
-            budget: ({
-              /** @description decimal amount, e.g. "0.15" */
-              amount: string;
-              currency: string;
-              /** @enum {string} */
-              period: "day" | "month" | "total";
-            }) | null;
-            expiresAt: string | null;
-            siteId: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            disabledAt: string | null;
-            /** @description `sk-…`, shown once, in this answer only */
-            key: string;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -6882,27 +5053,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            prefix: string;
-            models: string[];
-            requestsPerMinute: number | null;
-            tokensPerMinute: number | null;
-            budget: ({
-              /** @description decimal amount, e.g. "0.15" */
-              amount: string;
-              currency: string;
-              /** @enum {string} */
-              period: "day" | "month" | "total";
-            }) | null;
-            expiresAt: string | null;
-            siteId: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            disabledAt: string | null;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Login or credential required */
@@ -6969,27 +5120,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            prefix: string;
-            models: string[];
-            requestsPerMinute: number | null;
-            tokensPerMinute: number | null;
-            budget: ({
-              /** @description decimal amount, e.g. "0.15" */
-              amount: string;
-              currency: string;
-              /** @enum {string} */
-              period: "day" | "month" | "total";
-            }) | null;
-            expiresAt: string | null;
-            siteId: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            disabledAt: string | null;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -7043,6 +5174,232 @@ export interface operations {
     };
   };
   /**
+   * Usage and spend of the caller's relay keys
+   * @description Per local day (in `tz`), key and model, and per day over all of them: calls, errors, tokens of each kind, cost per currency (calls to unpriced models counted apart), p50/p95 time to first byte and duration. The window takes the analytics views’ `from`, `to` and `tz`.
+   */
+  getApiV1MeRelayUsage: {
+    parameters: {
+      query?: {
+        from?: string;
+        to?: string;
+        tz?: string;
+        keyId?: string;
+        model?: string;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            window: {
+              from: string;
+              to: string;
+              tz: string;
+              days: number;
+            };
+            days: string[];
+            totals: ({
+                day: string;
+                calls: number;
+                errors: number;
+                cancelled: number;
+                tokens: {
+                  input: number;
+                  cached: number;
+                  output: number;
+                  reasoning: number;
+                };
+                cost: {
+                  [key: string]: string;
+                };
+                unpricedCalls: number;
+                ttfbMs: {
+                  p50: number;
+                  p95: number;
+                } | null;
+                durationMs: {
+                  p50: number;
+                  p95: number;
+                };
+              })[];
+            rows: ({
+                day: string;
+                calls: number;
+                errors: number;
+                cancelled: number;
+                tokens: {
+                  input: number;
+                  cached: number;
+                  output: number;
+                  reasoning: number;
+                };
+                cost: {
+                  [key: string]: string;
+                };
+                unpricedCalls: number;
+                ttfbMs: {
+                  p50: number;
+                  p95: number;
+                } | null;
+                durationMs: {
+                  p50: number;
+                  p95: number;
+                };
+                /** Format: uuid */
+                keyId: string;
+                keyName: string;
+                model: string;
+              })[];
+          };
+        };
+      };
+      /** @description Request body is not valid JSON */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Login or credential required */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Insufficient scope */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests */
+      429: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Persistence unavailable */
+      503: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Usage and spend of every relay key (platform admin only)
+   * @description Per local day (in `tz`), key and model, and per day over all of them: calls, errors, tokens of each kind, cost per currency (calls to unpriced models counted apart), p50/p95 time to first byte and duration. The window takes the analytics views’ `from`, `to` and `tz`.
+   */
+  getApiV1RelayUsage: {
+    parameters: {
+      query?: {
+        from?: string;
+        to?: string;
+        tz?: string;
+        keyId?: string;
+        model?: string;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            window: {
+              from: string;
+              to: string;
+              tz: string;
+              days: number;
+            };
+            days: string[];
+            totals: ({
+                day: string;
+                calls: number;
+                errors: number;
+                cancelled: number;
+                tokens: {
+                  input: number;
+                  cached: number;
+                  output: number;
+                  reasoning: number;
+                };
+                cost: {
+                  [key: string]: string;
+                };
+                unpricedCalls: number;
+                ttfbMs: {
+                  p50: number;
+                  p95: number;
+                } | null;
+                durationMs: {
+                  p50: number;
+                  p95: number;
+                };
+              })[];
+            rows: ({
+                day: string;
+                calls: number;
+                errors: number;
+                cancelled: number;
+                tokens: {
+                  input: number;
+                  cached: number;
+                  output: number;
+                  reasoning: number;
+                };
+                cost: {
+                  [key: string]: string;
+                };
+                unpricedCalls: number;
+                ttfbMs: {
+                  p50: number;
+                  p95: number;
+                } | null;
+                durationMs: {
+                  p50: number;
+                  p95: number;
+                };
+                /** Format: uuid */
+                keyId: string;
+                keyName: string;
+                model: string;
+              })[];
+          };
+        };
+      };
+      /** @description Request body is not valid JSON */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Login or credential required */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Insufficient scope */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests */
+      429: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Persistence unavailable */
+      503: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
    * Create a model response (Responses protocol)
    * @description Forwarded as sent to a channel speaking Responses, converted for a chat-only channel; `stream: true` answers server-sent events.
    */
@@ -7067,7 +5424,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": unknown;
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -7155,7 +5512,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": unknown;
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -7235,7 +5592,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": unknown;
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -7306,17 +5663,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** @constant */
-            object: "list";
-            data: {
-                id: string;
-                /** @constant */
-                object: "model";
-                created: number;
-                owned_by: string;
-              }[];
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -7356,13 +5703,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            id: string;
-            /** @constant */
-            object: "model";
-            created: number;
-            owned_by: string;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -7397,7 +5738,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": unknown;
+          "application/json": Record<string, never>;
         };
       };
     };
