@@ -18,6 +18,7 @@ const AdminAccounts = lazyPage(() => import('./pages/AdminAccounts.tsx'));
 const AdminReview = lazyPage(() => import('./pages/AdminReview.tsx'));
 const RelayKeys = lazyPage(() => import('./pages/relay/RelayKeys.tsx'));
 const RelayAdmin = lazyPage(() => import('./pages/relay/RelayAdmin.tsx'));
+const RelayUsage = lazyPage(() => import('./pages/RelayUsage.tsx'));
 
 function Shell() {
   const { me, refresh } = useSession();
@@ -39,6 +40,7 @@ function Shell() {
         <nav aria-label="Main">
           <Link href="/">Sites</Link>
           <Link href="/relay/keys">Relay keys</Link>
+          <Link href="/relay/usage">Model usage</Link>
           {me?.admin && <Link href="/admin/review">Review queue</Link>}
           {me?.admin && <Link href="/admin/accounts">Accounts</Link>}
           {me?.admin && <Link href="/admin/relay">Relay</Link>}
@@ -59,6 +61,7 @@ function Shell() {
             <Route path="/admin/review" component={AdminReview} />
             <Route path="/relay/keys" component={RelayKeys} />
             <Route path="/admin/relay" component={RelayAdmin} />
+            <Route path="/relay/usage" component={RelayUsage} />
             <Route>
               <h1>Not found</h1>
               <p>
