@@ -87,7 +87,7 @@ function useDaily(u: Usage) {
 function Charts({ u }: { u: Usage }) {
   const { x, per } = useDaily(u);
   const tz = u.window.tz;
-  const currencies = [...new Set(u.totals.flatMap((t) => Object.keys(t.cost)))].sort();
+  const currencies = useMemo(() => [...new Set(u.totals.flatMap((t) => Object.keys(t.cost)))].sort(), [u]);
   const charts = useMemo(() => {
     const line = (label: string, i: number, values: (number | null)[]): ChartSeries => ({
       label,
@@ -164,7 +164,7 @@ function Charts({ u }: { u: Usage }) {
         ),
       ],
     };
-  }, [per, currencies.join()]);
+  }, [per, currencies]);
   return (
     <div
       style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fit, minmax(min(100%, 420px), 1fr))', gap: '1rem' }}
