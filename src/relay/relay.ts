@@ -42,6 +42,6 @@ export class Relay {
 
   /** Flushes the meter and closes upstream connections. */
   async close(): Promise<void> {
-    await Promise.allSettled([this.meter.flush(), this.pools.close()]);
+    await Promise.allSettled([this.meter.flush(), this.pools.close(), this.spending.close()]);
   }
 }

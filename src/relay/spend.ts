@@ -11,68 +11,82 @@ import type { BudgetPeriod } from './repo.ts';
 import { spendSince } from './repo.ts';
 
 /**
- * One Redis round trip admits a call: the key's requests-per-minute bucket, its
- * tokens-per-minute bucket and its budget, checked together and taken only when all allow
- * it, atomically, so concurrent calls on any number of front doors cannot together pass
- * a limit or overspend. Buckets refill continuously (Redis's clock) and hold one minute's
- * worth. The tokens bucket is checked not to be empty, and charged the call's real tokens
- * when it ends (it may go below zero, and then refuses until it has refilled).
- * The budget is a hash {spent, reserved} per key and period; a call reserves its estimated
- * cost before it is forwarded and refused when spent + reserved + estimate would pass the
- * budget. Each reservation is also a member of a sorted set scored by when it lapses, so
- * the hold of a front door that died mid-call is released after HOLD_MS, not kept forever.
- * Answers {status, a, b}: 0 admitted (a = requests left), 1 requests (a = ms to wait),
- * 2 tokens (a = ms to wait), 3 budget (a = spent, b = reserved), 4 the period's spend is
- * not in Redis (first call of the period, or Redis lost it): load it and ask again.
+ * Admission without a Redis round trip per call: a front door takes a **lease** for a key, one
+ * Redis script that takes up to LEASE_CALLS requests from the key's requests-per-minute bucket,
+ * checks its tokens-per-minute bucket is not empty, and reserves up to LEASE_CALLS calls' worth
+ * of its budget, atomically, only when all allow at least one call. Calls are then admitted
+ * from the lease in memory, for at most LEASE_MS; a new lease is fetched in the background
+ * when one runs low, so a steady key's calls never wait for Redis. A lease is a reservation
+ * like any other: spent + every reservation (leases included) never passes the budget, across
+ * any number of front doors, so concurrent calls cannot overspend together. Buckets refill
+ * continuously (Redis's clock) and hold one minute's worth.
+ * The budget is a hash {spent, reserved} per key and period; each lease's remaining amount is
+ * in a hash of holds, and its expiry in a sorted set, so the lease of a front door that died
+ * is released after HOLD_MS. Answers {status, a, b, c}: 0 leased (a = requests taken, b = nanos
+ * reserved, c = requests left), 1 requests (a = ms to wait), 2 tokens (a = ms to wait),
+ * 3 budget (a = spent, b = reserved), 4 the period's spend is not in Redis (first call of the
+ * period, or Redis lost it): load it and ask again.
  */
-const ADMIT = `
+const LEASE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local rpm, tpm, budget, reserve = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local want, wantNanos = tonumber(ARGV[8]), tonumber(ARGV[9])
 local function level(key, cap)
   local s = redis.call('HMGET', key, 'tokens', 'ts')
   local tokens = tonumber(s[1]) or cap
   local ts = tonumber(s[2]) or now
   return math.min(cap, tokens + math.max(0, now - ts) * cap / 60000)
 end
-local requests = 0
+local requests, taken = 0, want
 if rpm > 0 then
   requests = level(KEYS[1], rpm)
-  if requests < 1 then return {1, math.ceil((1 - requests) * 60000 / rpm), 0} end
+  if requests < 1 then return {1, math.ceil((1 - requests) * 60000 / rpm), 0, 0} end
+  taken = math.min(want, math.floor(requests))
 end
 if tpm > 0 then
   local tokens = level(KEYS[2], tpm)
-  if tokens < 1 then return {2, math.ceil((1 - tokens) * 60000 / tpm), 0} end
+  if tokens < 1 then return {2, math.ceil((1 - tokens) * 60000 / tpm), 0, 0} end
 end
+local granted = 0
 if budget > 0 then
   local lapsed = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now)
   if #lapsed > 0 then
     local freed = 0
-    for _, m in ipairs(lapsed) do freed = freed + tonumber(string.match(m, ':(%d+)$')) end
+    for _, m in ipairs(lapsed) do freed = freed + (tonumber(redis.call('HGET', KEYS[5], m)) or 0) end
+    redis.call('HDEL', KEYS[5], unpack(lapsed))
     redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
     redis.call('HINCRBY', KEYS[3], 'reserved', -freed)
   end
   local s = redis.call('HMGET', KEYS[3], 'spent', 'reserved')
-  if not s[1] then return {4, 0, 0} end
+  if not s[1] then return {4, 0, 0, 0} end
   local spent, reserved = tonumber(s[1]), tonumber(s[2]) or 0
-  if spent + reserved + reserve > budget then return {3, spent, reserved} end
-  if reserve > 0 then
-    redis.call('HINCRBY', KEYS[3], 'reserved', reserve)
-    redis.call('ZADD', KEYS[4], now + tonumber(ARGV[6]), ARGV[5] .. ':' .. reserve)
+  local room = budget - spent - reserved
+  if room < reserve then return {3, spent, reserved, 0} end
+  granted = math.min(room, math.max(reserve, wantNanos))
+  if granted > 0 then
+    redis.call('HINCRBY', KEYS[3], 'reserved', granted)
+    redis.call('HSET', KEYS[5], ARGV[5], granted)
+    redis.call('ZADD', KEYS[4], now + tonumber(ARGV[6]), ARGV[5])
   end
   if tonumber(ARGV[7]) > 0 then
     redis.call('PEXPIRE', KEYS[3], ARGV[7])
     redis.call('PEXPIRE', KEYS[4], ARGV[7])
+    redis.call('PEXPIRE', KEYS[5], ARGV[7])
   end
 end
 if rpm > 0 then
-  redis.call('HSET', KEYS[1], 'tokens', tostring(requests - 1), 'ts', tostring(now))
+  redis.call('HSET', KEYS[1], 'tokens', tostring(requests - taken), 'ts', tostring(now))
   redis.call('PEXPIRE', KEYS[1], 61000)
 end
-return {0, math.floor(requests - 1), 0}
+return {0, taken, granted, math.floor(requests - taken)}
 `;
 
-/** Ends a call: charges its tokens to the tokens bucket, and turns its reservation into what it cost. */
+/**
+ * Ends a call: charges its tokens to the tokens bucket, and turns its part of its lease's
+ * reservation into what it cost (the part only while the lease holds it: a lapsed lease was
+ * released whole).
+ */
 const SETTLE = `
 local tpm, used = tonumber(ARGV[1]), tonumber(ARGV[2])
 if tpm > 0 and used > 0 then
@@ -86,8 +100,28 @@ if tpm > 0 and used > 0 then
   redis.call('PEXPIRE', KEYS[1], 61000 + math.ceil(math.max(0, -tokens) * 60000 / tpm))
 end
 if ARGV[3] ~= '' then
-  if redis.call('ZREM', KEYS[3], ARGV[3]) == 1 then redis.call('HINCRBY', KEYS[2], 'reserved', -tonumber(ARGV[4])) end
+  local reserve = tonumber(ARGV[4])
+  if reserve > 0 and redis.call('HEXISTS', KEYS[3], ARGV[3]) == 1 then
+    redis.call('HINCRBY', KEYS[3], ARGV[3], -reserve)
+    redis.call('HINCRBY', KEYS[2], 'reserved', -reserve)
+  end
   redis.call('HINCRBY', KEYS[2], 'spent', ARGV[5])
+end
+return 0
+`;
+
+/** Gives back what a retired lease did not use: its remaining reservation and requests. */
+const RELEASE = `
+local left = tonumber(redis.call('HGET', KEYS[3], ARGV[1]))
+if left then
+  redis.call('HDEL', KEYS[3], ARGV[1])
+  redis.call('ZREM', KEYS[2], ARGV[1])
+  redis.call('HINCRBY', KEYS[1], 'reserved', -left)
+end
+local rpm, unused = tonumber(ARGV[2]), tonumber(ARGV[3])
+if rpm > 0 and unused > 0 then
+  local s = redis.call('HMGET', KEYS[4], 'tokens', 'ts')
+  if s[1] then redis.call('HSET', KEYS[4], 'tokens', tostring(math.min(rpm, tonumber(s[1]) + unused))) end
 end
 return 0
 `;
@@ -102,18 +136,79 @@ return 0
 // A reservation lapses after this long without being settled (a front door that died
 // mid-call); a call streaming longer than this no longer holds its share of the budget.
 const HOLD_MS = 15 * 60_000;
+/** Calls one lease admits at most: the requests it takes and the budget it reserves. */
+export const LEASE_CALLS = 16;
+/** How long a lease admits calls: limits and budget changes reach a front door within this. */
+export const LEASE_MS = 1000;
 
 type Scripts = Redis & {
-  relayAdmit(
+  relayLease(
     rpm: string,
     tpm: string,
     spend: string,
     holds: string,
+    amounts: string,
     ...argv: (string | number)[]
-  ): Promise<[number, number, number]>;
-  relaySettle(tpm: string, spend: string, holds: string, ...argv: (string | number)[]): Promise<number>;
+  ): Promise<[number, number, number, number]>;
+  relaySettle(tpm: string, spend: string, amounts: string, ...argv: (string | number)[]): Promise<number>;
+  relayRelease(
+    spend: string,
+    holds: string,
+    amounts: string,
+    rpm: string,
+    ...argv: (string | number)[]
+  ): Promise<number>;
   relaySeed(spend: string, spent: number, ttlMs: number): Promise<number>;
 };
+
+/** What a front door holds of a key's requests and budget (see LEASE). */
+class Lease {
+  inflight = 0;
+  retired = false;
+  born = performance.now();
+  /** What it reserved of the budget when taken. */
+  readonly granted: number;
+
+  constructor(
+    readonly hold: string,
+    readonly spendKey: string,
+    /** Epoch ms its budget period ends: past it, calls go to the next period's counter. */
+    readonly periodEnd: number,
+    /** Requests it may still admit (rpm > 0). */
+    public requests: number,
+    /** Nanos it may still reserve (with a budget). */
+    public nanos: number,
+    /** Requests left in the key's bucket when it was taken, for the RateLimit headers. */
+    readonly bucketLeft: number,
+    readonly rpm: number,
+    readonly budgeted: boolean,
+  ) {
+    this.granted = nanos;
+  }
+
+  fresh(now: number): boolean {
+    return !this.retired && now - this.born < LEASE_MS;
+  }
+
+  fits(reserve: number): boolean {
+    return (this.rpm <= 0 || this.requests >= 1) && (!this.budgeted || this.nanos >= reserve);
+  }
+
+  /** True past half its life or with less than half of its requests or nanos left: time to fetch the next. */
+  low(now: number): boolean {
+    return (
+      now - this.born > LEASE_MS / 2 ||
+      (this.rpm > 0 && this.requests < LEASE_CALLS / 2) ||
+      (this.budgeted && this.nanos * 2 < this.granted)
+    );
+  }
+}
+
+/** A key's leases in this front door, and the lease being fetched. */
+interface KeyLeases {
+  leases: Lease[];
+  pending: Promise<HttpError | null> | null;
+}
 
 /** What an admitted call holds until it is settled. */
 export interface Ticket {
@@ -121,13 +216,17 @@ export interface Ticket {
   headers: Record<string, string>;
   keyId: string;
   tpm: number;
-  budget: { spendKey: string; holdsKey: string; hold: string; reserved: number } | null;
+  /** null when Redis could not be reached and the call went through unlimited. */
+  lease: Lease | null;
+  reserved: number;
 }
 
 export interface Period {
   /** Part of the Redis key: one budget counter per period. */
   id: string;
   start: Date;
+  /** Epoch ms the next period starts (Infinity for `total`). */
+  end: number;
   /** How long the counter is worth keeping (0: for ever). */
   ttlMs: number;
 }
@@ -136,13 +235,14 @@ export interface Period {
 export function periodOf(period: BudgetPeriod, at: Date): Period {
   const y = at.getUTCFullYear();
   const m = at.getUTCMonth();
-  if (period === 'total') return { id: 'total', start: new Date(0), ttlMs: 0 };
+  if (period === 'total') return { id: 'total', start: new Date(0), end: Number.POSITIVE_INFINITY, ttlMs: 0 };
   const start = period === 'day' ? new Date(Date.UTC(y, m, at.getUTCDate())) : new Date(Date.UTC(y, m, 1));
   const end = period === 'day' ? new Date(Date.UTC(y, m, at.getUTCDate() + 1)) : new Date(Date.UTC(y, m + 1, 1));
   // Kept a day past its end, for calls that began in it and settle after midnight.
   return {
     id: `${period}-${start.toISOString().slice(0, period === 'day' ? 10 : 7)}`,
     start,
+    end: end.getTime(),
     ttlMs: end.getTime() - at.getTime() + 86_400_000,
   };
 }
@@ -150,6 +250,7 @@ export function periodOf(period: BudgetPeriod, at: Date): Period {
 export class Spending {
   private readonly redis: Scripts;
   private holds = 0;
+  private readonly keys = new Map<string, KeyLeases>();
 
   constructor(
     redis: Redis,
@@ -157,9 +258,10 @@ export class Spending {
     private readonly db: Db,
     private readonly log: Logger,
   ) {
-    if (!('relayAdmit' in redis)) {
-      redis.defineCommand('relayAdmit', { numberOfKeys: 4, lua: ADMIT });
+    if (!('relayLease' in redis)) {
+      redis.defineCommand('relayLease', { numberOfKeys: 5, lua: LEASE });
       redis.defineCommand('relaySettle', { numberOfKeys: 3, lua: SETTLE });
+      redis.defineCommand('relayRelease', { numberOfKeys: 4, lua: RELEASE });
       redis.defineCommand('relaySeed', { numberOfKeys: 1, lua: SEED });
     }
     this.redis = redis as Scripts;
@@ -168,52 +270,104 @@ export class Spending {
   /**
    * Admits a call of `key` that may cost `reserve` nanos of its budget, or throws 429
    * (`rate_limited` with Retry-After for the limits, `insufficient_quota` for the budget).
-   * When Redis cannot be reached a call without a budget goes through unlimited (a limiter
-   * outage must not become a relay outage); one with a budget is 503, as its spend cannot
-   * be known.
+   * Served from a lease in memory when one fits; else waits for one from Redis. When Redis
+   * cannot be reached a call without a budget goes through unlimited (a limiter outage must
+   * not become a relay outage); one with a budget is 503, as its spend cannot be known.
    */
   async admit(key: RelayKey, rpm: number, reserve: number, now = new Date()): Promise<Ticket> {
+    let state = this.keys.get(key.id);
+    if (!state) {
+      state = { leases: [], pending: null };
+      this.keys.set(key.id, state);
+    }
+    for (;;) {
+      const ticket = this.take(state, key, rpm, reserve);
+      if (ticket) {
+        // Fetch the next lease before this one runs out, so no call waits for it.
+        if (!state.pending && !hasRoom(state, performance.now())) void this.fetch(state, key, rpm, reserve, now);
+        return ticket;
+      }
+      const refused = await (state.pending ?? this.fetch(state, key, rpm, reserve, now));
+      if (refused) throw refused;
+    }
+  }
+
+  /** A ticket from a fresh lease that fits the call, or null. */
+  private take(state: KeyLeases, key: RelayKey, rpm: number, reserve: number): Ticket | null {
+    const now = performance.now();
+    const wall = Date.now();
+    for (const lease of state.leases) {
+      if (wall >= lease.periodEnd || lease.rpm !== rpm || lease.budgeted !== (key.budget !== null)) continue;
+      if (!lease.fresh(now) || !lease.fits(reserve)) continue;
+      lease.requests--;
+      lease.nanos -= reserve;
+      lease.inflight++;
+      const headers: Record<string, string> =
+        rpm > 0 && lease.hold !== ''
+          ? {
+              'ratelimit-limit': String(rpm),
+              'ratelimit-remaining': String(lease.bucketLeft + lease.requests),
+              'ratelimit-reset': String(Math.ceil(((rpm - lease.bucketLeft - lease.requests) * 60) / rpm)),
+            }
+          : NO_HEADERS;
+      return { headers, keyId: key.id, tpm: key.tpm ?? 0, lease, reserved: reserve };
+    }
+    return null;
+  }
+
+  /** Fetches a lease for `key` into `state`; resolves to the refusal, or null once there is one (or none is needed). */
+  private fetch(state: KeyLeases, key: RelayKey, rpm: number, reserve: number, now: Date): Promise<HttpError | null> {
+    const pending = this.lease(key, rpm, reserve, now).then(
+      (lease) => {
+        state.leases.push(lease ?? this.unlimited(key, rpm));
+        // Released once stale, also when no further call of the key comes to do it.
+        setTimeout(() => this.retireSpent(key.id), LEASE_MS + 10).unref();
+        return null;
+      },
+      (err: unknown) => {
+        if (err instanceof HttpError) return err;
+        this.log.warn({ err, keyId: key.id }, 'relay lease failed');
+        return unavailable('the budget store (Redis)', err);
+      },
+    );
+    state.pending = pending;
+    void pending.then(() => {
+      if (state.pending === pending) state.pending = null;
+    });
+    return pending;
+  }
+
+  /**
+   * One Redis round trip: a lease, or null when Redis cannot be reached and the key has no
+   * budget (then the call goes through unlimited, logged); throws the 429 or 503 otherwise.
+   */
+  private async lease(key: RelayKey, rpm: number, reserve: number, now: Date): Promise<Lease | null> {
     const keys = this.keysOf(key.id);
-    const tpm = key.tpm ?? 0;
     const budget = key.budget;
     const period = budget ? periodOf(budget.period, now) : null;
-    const spendKey = period ? `${keys}:spend:${period.id}` : `${keys}:spend`;
-    const holdsKey = `${spendKey}:holds`;
+    const spendKey = this.spendKeyOf(key, now);
     const hold = `${process.pid}.${++this.holds}.${now.getTime()}`;
     try {
       for (;;) {
-        const [status, a, b] = await this.redis.relayAdmit(
+        const [status, a, b, c] = await this.redis.relayLease(
           `${keys}:rpm`,
           `${keys}:tpm`,
           spendKey,
-          holdsKey,
+          `${spendKey}:holds`,
+          `${spendKey}:amounts`,
           rpm,
-          tpm,
+          key.tpm ?? 0,
           budget?.nanos ?? 0,
           reserve,
           hold,
           HOLD_MS,
           period?.ttlMs ?? 0,
+          LEASE_CALLS,
+          reserve * LEASE_CALLS,
         );
-        if (status === 0) {
-          const headers: Record<string, string> =
-            rpm > 0
-              ? {
-                  'ratelimit-limit': String(rpm),
-                  'ratelimit-remaining': String(a),
-                  'ratelimit-reset': String(Math.ceil(((rpm - a) * 60) / rpm)),
-                }
-              : {};
-          return {
-            headers,
-            keyId: key.id,
-            tpm,
-            budget: budget
-              ? { spendKey, holdsKey, hold: reserve > 0 ? `${hold}:${reserve}` : '', reserved: reserve }
-              : null,
-          };
-        }
-        if (status === 1 || status === 2) throw limited(status === 1 ? `${rpm} requests` : `${tpm} tokens`, a, rpm);
+        if (status === 0)
+          return new Lease(hold, spendKey, period?.end ?? Number.POSITIVE_INFINITY, a, b, c, rpm, budget !== null);
+        if (status === 1 || status === 2) throw limited(status === 1 ? `${rpm} requests` : `${key.tpm} tokens`, a, rpm);
         if (status === 3) throw overBudget(budget!, a, b, reserve);
         await this.redis.relaySeed(
           spendKey,
@@ -225,8 +379,13 @@ export class Spending {
       if (!isConnectivityError(err)) throw err;
       if (budget) throw unavailable('the budget store (Redis)', err);
       this.log.warn({ err, keyId: key.id }, 'relay limits unavailable; letting the call through');
-      return { headers: {}, keyId: key.id, tpm: 0, budget: null };
+      return null;
     }
+  }
+
+  /** A lease without limits, for a key without a budget while Redis cannot be reached. */
+  private unlimited(key: RelayKey, rpm: number): Lease {
+    return new Lease('', '', Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY, 0, 0, rpm, false);
   }
 
   /**
@@ -234,30 +393,82 @@ export class Spending {
    * then it is charged what it reserved). Off the answer's path: never throws, logs.
    */
   settle(ticket: Ticket, tokens: number, cost: number | null): Promise<void> {
-    const b = ticket.budget;
-    if (ticket.tpm <= 0 && !b) return Promise.resolve();
+    const lease = ticket.lease;
+    if (!lease) return Promise.resolve();
+    lease.inflight--;
     const keys = this.keysOf(ticket.keyId);
-    return this.redis
-      .relaySettle(
-        `${keys}:tpm`,
-        b?.spendKey ?? `${keys}:spend`,
-        b?.holdsKey ?? `${keys}:spend:holds`,
-        ticket.tpm,
-        tokens,
-        b ? b.hold || 'none' : '',
-        b?.reserved ?? 0,
-        b ? (cost ?? b.reserved) : 0,
-      )
-      .then(
-        () => undefined,
-        (err: unknown) => this.log.warn({ err, keyId: ticket.keyId }, 'relay spend could not be settled'),
-      );
+    const settled =
+      lease.hold === '' || (ticket.tpm <= 0 && !lease.budgeted)
+        ? Promise.resolve()
+        : this.redis
+            .relaySettle(
+              `${keys}:tpm`,
+              lease.spendKey,
+              `${lease.spendKey}:amounts`,
+              ticket.tpm,
+              tokens,
+              lease.budgeted ? lease.hold : '',
+              ticket.reserved,
+              lease.budgeted ? (cost ?? ticket.reserved) : 0,
+            )
+            .then(() => undefined);
+    this.retireSpent(ticket.keyId);
+    return settled.catch((err: unknown) =>
+      this.log.warn({ err, keyId: ticket.keyId }, 'relay spend could not be settled'),
+    );
+  }
+
+  /** Releases the key's leases that admit no more and have no call in flight. */
+  private retireSpent(keyId: string): void {
+    const state = this.keys.get(keyId);
+    if (!state) return;
+    const now = performance.now();
+    const keys = this.keysOf(keyId);
+    state.leases = state.leases.filter((lease) => {
+      if (lease.inflight > 0 || (lease.fresh(now) && lease.fits(0))) return true;
+      lease.retired = true;
+      if (lease.hold !== '')
+        this.redis
+          .relayRelease(
+            lease.spendKey,
+            `${lease.spendKey}:holds`,
+            `${lease.spendKey}:amounts`,
+            `${keys}:rpm`,
+            lease.hold,
+            lease.rpm,
+            lease.rpm > 0 ? lease.requests : 0,
+          )
+          .catch((err: unknown) => this.log.warn({ err, keyId }, 'relay lease could not be released'));
+      return false;
+    });
+    if (state.leases.length === 0 && !state.pending) this.keys.delete(keyId);
+  }
+
+  /** Releases every lease without a call in flight (at shutdown: what it held is free for other front doors at once). */
+  async close(): Promise<void> {
+    for (const [keyId, state] of this.keys) {
+      for (const lease of state.leases) lease.born = Number.NEGATIVE_INFINITY;
+      this.retireSpent(keyId);
+    }
+    await this.redis.ping().catch(() => undefined);
+  }
+
+  private spendKeyOf(key: RelayKey, now: Date): string {
+    const keys = this.keysOf(key.id);
+    return key.budget ? `${keys}:spend:${periodOf(key.budget.period, now).id}` : `${keys}:spend`;
   }
 
   private keysOf(keyId: string): string {
     // One hash tag per key: every key a script touches lives in one Redis Cluster slot.
     return `${this.prefix}:relay:{${keyId}}`;
   }
+}
+
+const NO_HEADERS: Record<string, string> = {};
+
+/** True when a lease of the key still admits calls and is not running low. */
+function hasRoom(state: KeyLeases, now: number): boolean {
+  return state.leases.some((l) => l.fresh(now) && l.fits(0) && !l.low(now));
 }
 
 function limited(what: string, waitMs: number, rpm: number): HttpError {
