@@ -56,7 +56,7 @@ if budget > 0 then
     for _, m in ipairs(lapsed) do freed = freed + (tonumber(redis.call('HGET', KEYS[5], m)) or 0) end
     redis.call('HDEL', KEYS[5], unpack(lapsed))
     redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
-    redis.call('HINCRBY', KEYS[3], 'reserved', -freed)
+    if freed > 0 then redis.call('HINCRBY', KEYS[3], 'reserved', -freed) end
   end
   local s = redis.call('HMGET', KEYS[3], 'spent', 'reserved')
   if not s[1] then return {4, 0, 0, 0} end
@@ -116,7 +116,8 @@ local left = tonumber(redis.call('HGET', KEYS[3], ARGV[1]))
 if left then
   redis.call('HDEL', KEYS[3], ARGV[1])
   redis.call('ZREM', KEYS[2], ARGV[1])
-  redis.call('HINCRBY', KEYS[1], 'reserved', -left)
+  -- Not with 0: Lua gives -0, which HINCRBY refuses as not an integer.
+  if left > 0 then redis.call('HINCRBY', KEYS[1], 'reserved', -left) end
 end
 local rpm, unused = tonumber(ARGV[2]), tonumber(ARGV[3])
 if rpm > 0 and unused > 0 then

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Redis } from 'ioredis';
+import { pino } from 'pino';
 import { insertPrice } from '../../src/relay/repo.ts';
 import { Spending, type Ticket } from '../../src/relay/spend.ts';
 import type { RelayKey } from '../../src/relay/keys.ts';
@@ -66,7 +67,6 @@ test('a key with limits and a budget costs no database round trip per call, and 
   const refreshes = Math.ceil((performance.now() - started) / 500) + 1;
   const reads = queries.map(String).filter((q) => !q.startsWith('insert into "relay_usage"'));
   assert.ok(reads.length <= refreshes * 4, `${reads.length} reads in ${refreshes} half-seconds of ${CALLS} calls`);
-  assert.ok(reads.length < CALLS / 4);
   // One script per call settles it after the answer; leases (and their release) come once per many calls.
   const scripts = sent.filter((c) => c === 'script').length;
   assert.ok(scripts < CALLS * 1.4, `${scripts} scripts for ${CALLS} calls`);
@@ -76,7 +76,10 @@ test('leases of two front doors never pass the budget together', async () => {
   const prefix = `${fx.app.config.QUEUE_PREFIX}-doors`;
   const doors = [0, 1].map(() => new Redis(fx.app.config.REDIS_URL));
   try {
-    const spending = doors.map((r) => new Spending(r, prefix, fx.app.db, fx.app.door.app.log));
+    // Every settle and release must succeed: their failures are only logged.
+    const warnings: string[] = [];
+    const log = pino({ level: 'warn' }, { write: (line: string) => warnings.push(line) });
+    const spending = doors.map((r) => new Spending(r, prefix, fx.app.db, log));
     const { id } = await fx.key(['*'], { budgetNanos: 1000, budgetCurrency: 'USD', budgetPeriod: 'total' });
     const key: RelayKey = {
       id,
@@ -105,6 +108,8 @@ test('leases of two front doors never pass the budget together', async () => {
     await Promise.all(spending.map((s) => s.close()));
     const spend = await doors[0]!.hgetall(`${prefix}:relay:{${id}}:spend:total`);
     assert.deepEqual([Number(spend.spent), Number(spend.reserved)], [500, 0]);
+    assert.deepEqual(warnings, []);
+    assert.deepEqual(await doors[0]!.hlen(`${prefix}:relay:{${id}}:spend:total:amounts`), 0, 'every lease released');
   } finally {
     for (const r of doors) r.disconnect();
   }
