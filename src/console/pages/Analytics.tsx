@@ -1,4 +1,4 @@
-import { useMemo, useState, type FormEvent } from 'react';
+import { useMemo, type FormEvent } from 'react';
 import { useLocation, useSearch } from 'wouter';
 import type {
   AnalyticsAnswer,
@@ -14,10 +14,10 @@ import type {
 } from '../api/types.ts';
 import { ErrorNote, Field, Loading } from '../ui/bits.tsx';
 import { count, dateTime, moneyList, percent, time } from '../ui/format.ts';
+import { TimeZoneField } from '../ui/TimeZoneField.tsx';
 import { TimeChart, type ChartSeries } from '../ui/TimeChart.tsx';
 import { useLoad } from '../ui/use-load.ts';
-import { isTimeZone } from '../../shared/time-zone.ts';
-import { utcToZoned, zonedToUtc, ZONES } from '../ui/zones.ts';
+import { utcToZoned, zonedToUtc } from '../ui/zones.ts';
 import { takeEarly } from '../ui/early.ts';
 import {
   PRESETS,
@@ -31,7 +31,6 @@ import {
 } from './analytics-view.ts';
 
 function Controls({ state, onChange }: { state: ViewState; onChange: (s: Partial<ViewState>) => void }) {
-  const [tzError, setTzError] = useState<string | undefined>();
   const applyCustom = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const f = new FormData(e.currentTarget);
@@ -67,30 +66,7 @@ function Controls({ state, onChange }: { state: ViewState; onChange: (s: Partial
             </select>
           )}
         </Field>
-        <Field label="Time zone" error={tzError}>
-          {(id, d) => (
-            <>
-              <input
-                id={id}
-                list={`${id}-zones`}
-                defaultValue={state.tz}
-                aria-describedby={d}
-                onChange={(e) => {
-                  const tz = e.target.value;
-                  if ((isTimeZone(tz) && tz.includes('/')) || tz === 'UTC') {
-                    setTzError(undefined);
-                    onChange({ tz });
-                  } else setTzError('Not an IANA time zone');
-                }}
-              />
-              <datalist id={`${id}-zones`}>
-                {ZONES.map((z) => (
-                  <option key={z} value={z} />
-                ))}
-              </datalist>
-            </>
-          )}
-        </Field>
+        <TimeZoneField tz={state.tz} onChange={(tz) => onChange({ tz })} />
         <Field label="Chart by">
           {(id) => (
             <select id={id} value={state.interval} onChange={(e) => onChange({ interval: e.target.value as Interval })}>

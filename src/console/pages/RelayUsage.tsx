@@ -1,13 +1,14 @@
-import { useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import { useLocation, useSearch } from 'wouter';
 import { api, call } from '../api/client.ts';
 import type { operations } from '../api/schema.d.ts';
 import { useSession } from '../session.tsx';
 import { ErrorNote, Field, Loading } from '../ui/bits.tsx';
 import { count } from '../ui/format.ts';
+import { TimeZoneField } from '../ui/TimeZoneField.tsx';
 import { TimeChart, type ChartSeries } from '../ui/TimeChart.tsx';
 import { useLoad } from '../ui/use-load.ts';
-import { addDays, todayIn, zonedToUtc, ZONES } from '../ui/zones.ts';
+import { addDays, todayIn, zonedToUtc } from '../ui/zones.ts';
 import { isTimeZone } from '../../shared/time-zone.ts';
 
 type Usage = operations['getApiV1MeRelayUsage']['responses'][200]['content']['application/json'];
@@ -89,80 +90,47 @@ function Charts({ u }: { u: Usage }) {
   const tz = u.window.tz;
   const currencies = useMemo(() => [...new Set(u.totals.flatMap((t) => Object.keys(t.cost)))].sort(), [u]);
   const charts = useMemo(() => {
-    const line = (label: string, i: number, values: (number | null)[]): ChartSeries => ({
-      label,
-      color: COLORS[i % COLORS.length]!,
-      values,
-    });
+    // Per chart: label, color and value of a day with calls; a day without calls has none of
+    // them (0), but no latency either (a gap).
+    const lines = (specs: [string, number, (t: Figures) => number | null][], absent: number | null) =>
+      specs.map(
+        ([label, color, f]): ChartSeries => ({
+          label,
+          color: COLORS[color % COLORS.length]!,
+          values: per(f, absent),
+        }),
+      );
     return {
-      calls: [
-        line(
-          'calls',
-          0,
-          per((t) => t.calls, 0),
-        ),
-        line(
-          'errors',
-          4,
-          per((t) => t.errors, 0),
-        ),
-        line(
-          'unpriced',
-          1,
-          per((t) => t.unpricedCalls, 0),
-        ),
-      ],
-      tokens: [
-        line(
-          'input',
-          0,
-          per((t) => t.tokens.input, 0),
-        ),
-        line(
-          'cached',
-          2,
-          per((t) => t.tokens.cached, 0),
-        ),
-        line(
-          'output',
-          1,
-          per((t) => t.tokens.output, 0),
-        ),
-        line(
-          'reasoning',
-          3,
-          per((t) => t.tokens.reasoning, 0),
-        ),
-      ],
-      cost: currencies.map((c, i) =>
-        line(
-          c,
-          i,
-          per((t) => Number(t.cost[c] ?? 0), 0),
-        ),
+      calls: lines(
+        [
+          ['calls', 0, (t) => t.calls],
+          ['errors', 4, (t) => t.errors],
+          ['unpriced', 1, (t) => t.unpricedCalls],
+        ],
+        0,
       ),
-      latency: [
-        line(
-          'first byte p50',
-          0,
-          per((t) => t.ttfbMs?.p50 ?? null, null),
-        ),
-        line(
-          'first byte p95',
-          3,
-          per((t) => t.ttfbMs?.p95 ?? null, null),
-        ),
-        line(
-          'duration p50',
-          2,
-          per((t) => t.durationMs.p50, null),
-        ),
-        line(
-          'duration p95',
-          1,
-          per((t) => t.durationMs.p95, null),
-        ),
-      ],
+      tokens: lines(
+        [
+          ['input', 0, (t) => t.tokens.input],
+          ['cached', 2, (t) => t.tokens.cached],
+          ['output', 1, (t) => t.tokens.output],
+          ['reasoning', 3, (t) => t.tokens.reasoning],
+        ],
+        0,
+      ),
+      cost: lines(
+        currencies.map((c, i) => [c, i, (t: Figures) => Number(t.cost[c] ?? 0)]),
+        0,
+      ),
+      latency: lines(
+        [
+          ['first byte p50', 0, (t) => t.ttfbMs?.p50 ?? null],
+          ['first byte p95', 3, (t) => t.ttfbMs?.p95 ?? null],
+          ['duration p50', 2, (t) => t.durationMs.p50],
+          ['duration p95', 1, (t) => t.durationMs.p95],
+        ],
+        null,
+      ),
     };
   }, [per, currencies]);
   return (
@@ -253,7 +221,6 @@ export default function RelayUsage() {
   const search = useSearch();
   const [, navigate] = useLocation();
   const state = readState(search);
-  const [tzError, setTzError] = useState<string | undefined>();
   const change = (s: Partial<ViewState>) => {
     const next = { ...state, ...s };
     navigate(`/relay/usage?${new URLSearchParams({ days: next.days, tz: next.tz, scope: next.scope })}`);
@@ -290,30 +257,7 @@ export default function RelayUsage() {
               </select>
             )}
           </Field>
-          <Field label="Time zone" error={tzError}>
-            {(id, d) => (
-              <>
-                <input
-                  id={id}
-                  list={`${id}-zones`}
-                  defaultValue={state.tz}
-                  aria-describedby={d}
-                  onChange={(e) => {
-                    const tz = e.target.value;
-                    if ((isTimeZone(tz) && tz.includes('/')) || tz === 'UTC') {
-                      setTzError(undefined);
-                      change({ tz });
-                    } else setTzError('Not an IANA time zone');
-                  }}
-                />
-                <datalist id={`${id}-zones`}>
-                  {ZONES.map((z) => (
-                    <option key={z} value={z} />
-                  ))}
-                </datalist>
-              </>
-            )}
-          </Field>
+          <TimeZoneField tz={state.tz} onChange={(tz) => change({ tz })} />
           {me?.admin && (
             <Field label="Keys">
               {(id) => (
