@@ -69,3 +69,4 @@ export type Budget = NonNullable<RelayKey['budget']>;
 export type Channel = Answer<'/api/v1/relay/channels', 'get'>['data'][number];
 export type RelayModel = Answer<'/api/v1/relay/models', 'get'>['data'][number];
 export type Price = NonNullable<RelayModel['price']>;
+export type RelayUsage = Answer<'/api/v1/me/relay-usage', 'get'>;

@@ -1,7 +1,7 @@
 import { useMemo } from 'react';
 import { useLocation, useSearch } from 'wouter';
 import { api, call } from '../api/client.ts';
-import type { operations } from '../api/schema.d.ts';
+import type { RelayUsage as Usage } from '../api/types.ts';
 import { useSession } from '../session.tsx';
 import { ErrorNote, Field, Loading } from '../ui/bits.tsx';
 import { count } from '../ui/format.ts';
@@ -11,7 +11,6 @@ import { useLoad } from '../ui/use-load.ts';
 import { addDays, todayIn, zonedToUtc } from '../ui/zones.ts';
 import { isTimeZone } from '../../shared/time-zone.ts';
 
-type Usage = operations['getApiV1MeRelayUsage']['responses'][200]['content']['application/json'];
 type Figures = Usage['totals'][number];
 
 const RANGES = [
