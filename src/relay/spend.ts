@@ -320,7 +320,7 @@ export class Spending {
   private fetch(state: KeyLeases, key: RelayKey, rpm: number, reserve: number, now: Date): Promise<HttpError | null> {
     const pending = this.lease(key, rpm, reserve, now).then(
       (lease) => {
-        state.leases.push(lease ?? this.unlimited(key, rpm));
+        state.leases.push(lease ?? this.unlimited(rpm));
         // Released once stale, also when no further call of the key comes to do it.
         setTimeout(() => this.retireSpent(key.id), LEASE_MS + 10).unref();
         return null;
@@ -385,7 +385,7 @@ export class Spending {
   }
 
   /** A lease without limits, for a key without a budget while Redis cannot be reached. */
-  private unlimited(key: RelayKey, rpm: number): Lease {
+  private unlimited(rpm: number): Lease {
     return new Lease('', '', Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY, 0, 0, rpm, false);
   }
 
