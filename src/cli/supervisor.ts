@@ -1,13 +1,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { loadConfig } from '../../config/env.ts';
 import { migrate } from '../db/migrate.ts';
 import { createLogger } from '../log.ts';
+import { PACKAGE_ROOT } from '../shared/package-root.ts';
 import { issueSetupLink } from '../admin/setup.ts';
 import { ensureLocalServices } from './local-services.ts';
 import { withDb } from './with-db.ts';
 
-const RADAR = fileURLToPath(new URL('./radar.js', import.meta.url));
+// The entry, not this module's folder: from the compiled build this file is under dist/server.
+const RADAR = join(PACKAGE_ROOT, 'src', 'cli', 'radar.js');
 
 interface Child {
   role: string;

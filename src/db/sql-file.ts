@@ -1,10 +1,10 @@
-import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import type { QueryFile } from 'pg-promise';
+import { PACKAGE_ROOT } from '../shared/package-root.ts';
 import { pgp } from './connection.ts';
 
 /** Root of the hand-written SQL (`sql/` at the package top). */
-export const SQL_ROOT = fileURLToPath(new URL('../../sql/', import.meta.url));
+export const SQL_ROOT = path.join(PACKAGE_ROOT, 'sql') + path.sep;
 
 /**
  * Loads `sql/<relative>` once as a pg-promise QueryFile. A file with a syntax pg-promise

@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from '../shared/package-root.ts';
 
 /** Where `npm install` (the `prepare` script) builds the console. */
-export const CONSOLE_DIR = fileURLToPath(new URL('../../dist/console/', import.meta.url));
+export const CONSOLE_DIR = join(PACKAGE_ROOT, 'dist', 'console') + sep;
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
