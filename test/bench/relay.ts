@@ -1,9 +1,10 @@
 /**
- * `npm run bench:relay` — the relay against a fake provider on loopback, measured three ways
+ * `npm run bench:relay` — the relay against a fake provider on loopback, measured four ways
  * in one run: (a) straight to the provider, (b) through nginx `proxy_pass` with buffering off,
- * (c) through Radar. Prints requests/s and p50/p99 latency for non-streaming calls and for
- * 200-chunk streams, the latency Radar adds to sequential calls, and Radar's peak RSS while
- * it serves many slow-reading streams.
+ * (c) through the Portkey AI gateway (`@portkey-ai/gateway`, a Node relay), (d) through Radar.
+ * Prints requests/s and p50/p99 latency for non-streaming calls and for 200-chunk streams, the
+ * latency each relay adds to sequential calls, each relay's RSS idle and while it serves many
+ * slow-reading streams, and Radar's ratio to nginx and to Portkey on each figure.
  *
  * Environment: BENCH_SECONDS (per target and round of a concurrent phase, default 5),
  * BENCH_ROUNDS (rounds of a concurrent phase, the targets taking turns; default 3),
@@ -13,7 +14,9 @@
  * (when set, Radar runs with --cpu-prof and writes its profile there), BENCH_PHASES (some of
  * `calls,streams,sequential,slow`, default all; e.g. `streams` to profile only streaming).
  * Needs PostgreSQL and Redis as Radar does (DATABASE_URL's server, REDIS_URL); nginx is
- * optional (Debian: `apt-get install -y nginx`); without it the nginx column is skipped.
+ * optional (Debian: `apt-get install -y nginx`); without it the nginx column is skipped. Portkey
+ * is a dev dependency; a relay that cannot stream (Portkey 1.15.2 on Node 20) is left out of the
+ * streaming phases, with the reason printed.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
@@ -77,7 +80,10 @@ async function startFake(args: string[]): Promise<{ url: string; pid: number }> 
   return { url: (JSON.parse(line) as { url: string }).url, pid: child.pid! };
 }
 
-async function startNginx(upstreamPort: number): Promise<{ url: string; pids: number[] } | null> {
+async function startNginx(
+  upstreamPort: number,
+  bigUpstreamPort: number,
+): Promise<{ url: string; bigUrl: string; pids: number[] } | null> {
   if (spawnSync('nginx', ['-v']).error) {
     console.log(
       'nginx not found: the nginx column is skipped. Install it with `apt-get install -y nginx` (Debian/Ubuntu).',
@@ -87,6 +93,7 @@ async function startNginx(upstreamPort: number): Promise<{ url: string; pids: nu
   const dir = await mkdtemp(path.join(os.tmpdir(), 'radar-bench-nginx-'));
   cleanups.push(() => rm(dir, { recursive: true, force: true }));
   const port = await freePort();
+  const bigPort = await freePort();
   // One worker, like Radar's one event loop; buffering off in both directions so nginx
   // forwards each frame as it comes, which is what a streaming relay must do.
   await writeFile(
@@ -105,10 +112,21 @@ http {
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
   upstream fake { server 127.0.0.1:${upstreamPort}; keepalive 512; }
+  upstream fakebig { server 127.0.0.1:${bigUpstreamPort}; keepalive 512; }
   server {
     listen 127.0.0.1:${port};
     location / {
       proxy_pass http://fake;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_buffering off;
+      proxy_request_buffering off;
+    }
+  }
+  server {
+    listen 127.0.0.1:${bigPort};
+    location / {
+      proxy_pass http://fakebig;
       proxy_http_version 1.1;
       proxy_set_header Connection "";
       proxy_buffering off;
@@ -124,7 +142,49 @@ http {
     .stdout.split('\n')
     .filter(Boolean)
     .map(Number);
-  return { url: `http://127.0.0.1:${port}`, pids: [child.pid!, ...workers] };
+  return { url: `http://127.0.0.1:${port}`, bigUrl: `http://127.0.0.1:${bigPort}`, pids: [child.pid!, ...workers] };
+}
+
+/**
+ * The Portkey AI gateway (dev dependency `@portkey-ai/gateway`), told per request to forward
+ * to an OpenAI-compatible host: `x-portkey-provider: openai` and `x-portkey-custom-host`.
+ */
+async function startPortkey(): Promise<{ url: string; pid: number } | null> {
+  let entry: string;
+  try {
+    const pkg = fileURLToPath(import.meta.resolve('@portkey-ai/gateway/package.json'));
+    const { bin } = JSON.parse(await readFile(pkg, 'utf8')) as { bin: string };
+    entry = path.join(path.dirname(pkg), bin);
+  } catch {
+    console.log('@portkey-ai/gateway is not installed (npm install): the portkey column is skipped.');
+    return null;
+  }
+  const port = await freePort();
+  const child = start(process.execPath, [entry, `--port=${port}`, '--headless']);
+  child.stdout!.resume(); // its start banner
+  await waitForPort(port, child, 'portkey');
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid! };
+}
+
+function portkeyHeaders(upstream: string): Record<string, string> {
+  return {
+    authorization: 'Bearer bench',
+    'x-portkey-provider': 'openai',
+    'x-portkey-custom-host': `${upstream}/v1`,
+  };
+}
+
+/** Why `t` cannot relay a stream, or null when one goes through whole. */
+async function streamFailure(t: Target): Promise<string | null> {
+  const pool = new Pool(t.url, { connections: 1 });
+  try {
+    await once_(pool, t, STREAM, true);
+    return null;
+  } catch (err) {
+    return (err as Error).message;
+  } finally {
+    await pool.close();
+  }
 }
 
 interface Target {
@@ -133,6 +193,8 @@ interface Target {
   headers: Record<string, string>;
   /** Processes doing the forwarding, whose CPU time is charged to each call. */
   pids: number[];
+  /** Where and how the slow-reading streams go (to the provider of 8 MB streams). */
+  big?: { url: string; headers: Record<string, string> };
 }
 
 /** User + system CPU milliseconds a process has used so far. */
@@ -167,9 +229,12 @@ async function once_(pool: Pool, t: Target, body: string, stream: boolean): Prom
     body,
   });
   let last = '';
-  for await (const chunk of res.body)
+  let first: string | null = null;
+  for await (const chunk of res.body) {
+    first ??= (chunk as Buffer).toString('utf8', 0, 200);
     last = (chunk as Buffer).toString('utf8', Math.max(0, (chunk as Buffer).length - 20));
-  if (res.statusCode !== 200) throw new Error(`${t.name}: status ${res.statusCode}`);
+  }
+  if (res.statusCode !== 200) throw new Error(`${t.name}: status ${res.statusCode}: ${first}`);
   if (stream && !last.includes('[DONE]')) throw new Error(`${t.name}: stream did not end with [DONE]`);
   return performance.now() - t0;
 }
@@ -284,25 +349,45 @@ async function rssOf(pid: number): Promise<number> {
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) * 1024;
 }
 
+async function rssOfAll(pids: readonly number[]): Promise<number> {
+  let total = 0;
+  for (const pid of pids) total += await rssOf(pid);
+  return total;
+}
+
+interface SlowResult {
+  /** RSS of the target's processes before the first stream, at its peak, and after the clients left. */
+  before: number;
+  peak: number;
+  after: number;
+  bytes: number;
+  /** Streams that answered 200 and delivered data. */
+  streaming: number;
+}
+
 /**
  * Many streams whose clients take one socket read a second (at most 64 KiB), slower than
- * the provider sends. Reports Radar's resident memory while they all stream.
+ * the provider sends. Reports the relay's resident memory (all its processes) while they all
+ * stream.
  */
-async function slowReaders(
-  port: number,
-  key: string,
-  pid: number,
-  n: number,
-  seconds: number,
-): Promise<{ peak: number; before: number; after: number; bytes: number; streaming: number }> {
-  const before = await rssOf(pid);
+async function slowReaders(t: Target, n: number, seconds: number): Promise<SlowResult> {
+  const big = t.big!;
+  const { hostname, port } = new URL(big.url);
+  // One call first: Radar seeds the key's budget from PostgreSQL on its first call, which a
+  // burst of 1,000 first calls would otherwise all do at once.
+  const warm = new Pool(big.url.replace(/\/$/, ''), { connections: 1 });
+  await once_(warm, { ...t, headers: big.headers }, CHAT, false).finally(() => warm.close());
+  const before = await rssOfAll(t.pids);
   let bytes = 0;
   let streaming = 0;
   const body = JSON.stringify({ model: 'bench-big', messages: [{ role: 'user', content: 'go' }], stream: true });
-  const request = `POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  const headers = Object.entries(big.headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
+  const request = `POST /v1/chat/completions HTTP/1.1\r\nHost: ${hostname}\r\n${headers}Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
   const sockets: net.Socket[] = [];
   for (let i = 0; i < n; i++) {
-    const s = net.connect(port, '127.0.0.1');
+    const s = net.connect(Number(port), hostname);
     s.setNoDelay(true);
     s.on('error', () => undefined);
     let first = true;
@@ -323,18 +408,92 @@ async function slowReaders(
   // The window starts once every stream is under way (or after 30 s, whichever is first).
   const rampDeadline = Date.now() + 30_000;
   while (streaming < n && Date.now() < rampDeadline) {
-    peak = Math.max(peak, await rssOf(pid));
+    peak = Math.max(peak, await rssOfAll(t.pids));
     await new Promise((r) => setTimeout(r, 100));
   }
   const end = Date.now() + seconds * 1000;
   while (Date.now() < end) {
-    peak = Math.max(peak, await rssOf(pid));
+    peak = Math.max(peak, await rssOfAll(t.pids));
     await new Promise((r) => setTimeout(r, 100));
   }
   clearInterval(tick);
   for (const s of sockets) s.destroy();
   await new Promise((r) => setTimeout(r, 1000));
-  return { peak, before, after: await rssOf(pid), bytes, streaming };
+  return { peak, before, after: await rssOfAll(t.pids), bytes, streaming };
+}
+
+/** The figures Radar is compared on, per target. */
+interface Figures {
+  addedP50: number;
+  callsPerSecond: number;
+  streamsPerSecond: number;
+  cpuPerStream: number;
+  /** Peak RSS with the slow-reading streams. */
+  slowPeak: number;
+}
+
+type Verdict = (met: boolean, what: string) => void;
+
+/** Every relay (not the provider itself) under the same slow-reading streams, one after the other. */
+async function slowPhase(
+  targets: readonly Target[],
+  figure: (target: string, name: keyof Figures, value: number) => void,
+  verdict: Verdict,
+): Promise<void> {
+  console.log(
+    `\n${SLOW_STREAMS} concurrent slow-reading streams per relay (provider 80 KB/s each, readers ≤ 64 KiB/s)`,
+  );
+  console.log('target   streaming   RSS before     peak    after   per stream   clients read');
+  for (const t of targets) {
+    if (!t.big) continue;
+    const slow = await slowReaders(t, SLOW_STREAMS, Math.max(10, SECONDS));
+    const perStream = (slow.peak - slow.before) / Math.max(1, slow.streaming);
+    figure(t.name, 'slowPeak', slow.peak);
+    console.log(
+      `${t.name.padEnd(8)} ${String(slow.streaming).padStart(9)} ${MB(slow.before).padStart(12)} ${MB(slow.peak).padStart(8)} ${MB(slow.after).padStart(8)} ${`${(perStream / 1024).toFixed(0)} KB`.padStart(12)} ${MB(slow.bytes).padStart(14)}`,
+    );
+    if (t.name !== 'radar') continue;
+    const all = slow.streaming === SLOW_STREAMS;
+    verdict(slow.before < 80 * MiB, `radar RSS < 80 MB before the streams (${MB(slow.before)})`);
+    verdict(
+      all && perStream < 48 * 1024,
+      `radar < 48 KB per open stream (${(perStream / 1024).toFixed(0)} KB, ${slow.streaming} streaming)`,
+    );
+    verdict(
+      all && slow.peak < 150 * MiB,
+      `radar RSS < 150 MB with ${SLOW_STREAMS} slow streams (${MB(slow.peak)}, ${slow.streaming} streaming)`,
+    );
+  }
+}
+
+/** Radar's figures over nginx's and Portkey's, from this run. */
+function printRatios(figures: ReadonlyMap<string, Partial<Figures>>, verdict: Verdict): void {
+  const rows: [keyof Figures, string, (v: number) => string, 'higher' | 'lower'][] = [
+    ['addedP50', 'added p50, sequential', (v) => `${v.toFixed(3)} ms`, 'lower'],
+    ['callsPerSecond', 'plain calls/s', (v) => v.toFixed(0), 'higher'],
+    ['streamsPerSecond', '200-chunk streams/s', (v) => v.toFixed(0), 'higher'],
+    ['cpuPerStream', 'CPU per stream', (v) => `${v.toFixed(3)} ms`, 'lower'],
+    ['slowPeak', `RSS, ${SLOW_STREAMS} slow streams`, MB, 'lower'],
+  ];
+  const radar = figures.get('radar')!;
+  const peers = ['nginx', 'portkey'].filter((p) => figures.has(p));
+  const cell = (v: string) => v.padStart(12);
+  console.log('\nradar beside its peers, same run (added p50, CPU and RSS: lower is better)');
+  console.log(
+    `${'figure'.padEnd(26)}${cell('radar')}${peers.map((p) => cell(p)).join('')}${peers.map((p) => cell(`radar/${p}`)).join('')}`,
+  );
+  for (const [name, label, show, better] of rows) {
+    const mine = radar[name];
+    const values = peers.map((p) => figures.get(p)![name]);
+    // A ratio to a figure at or below zero (nginx adds ~0 ms) says nothing.
+    const ratios = values.map((v) => (mine === undefined || v === undefined || v <= 0 ? '—' : (mine / v).toFixed(2)));
+    console.log(
+      `${label.padEnd(26)}${cell(mine === undefined ? 'n/a' : show(mine))}${values.map((v) => cell(v === undefined ? 'n/a' : show(v))).join('')}${ratios.map(cell).join('')}`,
+    );
+    const theirs = figures.get('portkey')?.[name];
+    if (mine !== undefined && theirs !== undefined)
+      verdict(better === 'higher' ? mine > theirs : mine < theirs, `radar ahead of portkey on ${label}`);
+  }
 }
 
 /** Deletes the keys under `prefix` (queues, jobs, rate-limit buckets) once Radar has stopped. */
@@ -351,7 +510,8 @@ async function dropRedisKeys(prefix: string): Promise<void> {
 }
 
 const ms = (v: number) => v.toFixed(3).padStart(8);
-const MB = (v: number) => `${(v / 1024 / 1024).toFixed(0)} MB`;
+const MiB = 1024 * 1024;
+const MB = (v: number) => `${(v / MiB).toFixed(0)} MB`;
 
 async function main(): Promise<void> {
   const fake = await startFake(['--chunks', '200']);
@@ -393,14 +553,15 @@ async function main(): Promise<void> {
   const key = newRelayKey();
   // Limits and a budget on the key, and a price on the model, so every call takes the whole
   // admission path (requests, tokens, budget reservation) and is settled afterwards.
-  await insertPrice(db, {
-    model: 'bench-model',
-    currency: 'USD',
-    inputNanos: 1_000_000_000,
-    cachedInputNanos: 1_000_000_000,
-    outputNanos: 1_000_000_000,
-    effectiveAt: null,
-  });
+  for (const model of ['bench-model', 'bench-big'])
+    await insertPrice(db, {
+      model,
+      currency: 'USD',
+      inputNanos: 1_000_000_000,
+      cachedInputNanos: 1_000_000_000,
+      outputNanos: 1_000_000_000,
+      effectiveAt: null,
+    });
   await insertKey(db, {
     ...NO_KEY_SETTINGS,
     rpm: 100_000_000,
@@ -435,28 +596,56 @@ async function main(): Promise<void> {
   const radar = start(process.execPath, [...profile, 'src/cli/radar.js', 'serve'], env);
   start(process.execPath, ['src/cli/radar.js', 'work', '--queues', 'usage'], env);
   await waitForPort(radarPort, radar, 'radar');
-  const nginx = await startNginx(Number(new URL(fakeUrl).port));
+  const nginx = await startNginx(Number(new URL(fakeUrl).port), Number(new URL(bigFakeUrl).port));
+  const portkey = await startPortkey();
 
+  const radarUrl = `http://127.0.0.1:${radarPort}`;
+  const radarHeaders = { authorization: `Bearer ${key}` };
   const targets: Target[] = [
     { name: 'direct', url: fakeUrl, headers: {}, pids: [fake.pid] },
-    ...(nginx ? [{ name: 'nginx', url: nginx.url, headers: {}, pids: nginx.pids }] : []),
+    ...(nginx
+      ? [{ name: 'nginx', url: nginx.url, headers: {}, pids: nginx.pids, big: { url: nginx.bigUrl, headers: {} } }]
+      : []),
+    ...(portkey
+      ? [
+          {
+            name: 'portkey',
+            url: portkey.url,
+            headers: portkeyHeaders(fakeUrl),
+            pids: [portkey.pid],
+            big: { url: portkey.url, headers: portkeyHeaders(bigFakeUrl) },
+          },
+        ]
+      : []),
     {
       name: 'radar',
-      url: `http://127.0.0.1:${radarPort}`,
-      headers: { authorization: `Bearer ${key}` },
+      url: radarUrl,
+      headers: radarHeaders,
       pids: [radar.pid!],
+      big: { url: radarUrl, headers: radarHeaders },
     },
   ];
+  // A relay that cannot stream is measured on plain calls only.
+  const streamers: Target[] = [];
+  for (const t of targets) {
+    const failure = await streamFailure(t);
+    if (failure) console.log(`${t.name} cannot relay a stream, left out of the streaming phases: ${failure}`);
+    else streamers.push(t);
+  }
 
   console.log(
     `\nrelay benchmark — ${os.cpus().length} CPUs, ${ROUNDS} rounds of ${SECONDS}s per target, concurrency ${CONCURRENCY}, node ${process.version}`,
   );
+  const figures = new Map<string, Partial<Figures>>();
+  const figure = (target: string, name: keyof Figures, value: number) =>
+    figures.set(target, { ...figures.get(target), [name]: value });
   if (PHASES.has('calls')) {
     console.log('\nnon-streaming chat completions (concurrent)');
     console.log('target      req/s    p50 ms   p99 ms   CPU ms/call');
     const measured = await load(targets, CHAT, false, CONCURRENCY, SECONDS, ROUNDS);
     for (const t of targets) {
       const r = summarize(measured.get(t)!);
+      figure(t.name, 'callsPerSecond', r.rps);
       console.log(
         `${t.name.padEnd(8)} ${r.rps.toFixed(0).padStart(8)} ${ms(r.p50)} ${ms(r.p99)}   ${ms(r.cpuPerCall)}`,
       );
@@ -468,16 +657,18 @@ async function main(): Promise<void> {
   if (PHASES.has('streams')) {
     console.log('\n200-chunk streams (concurrent; latency = whole stream)');
     console.log('target   streams/s  chunks/s   p50 ms   p99 ms   CPU ms/stream');
-    const measured = await load(targets, STREAM, true, CONCURRENCY, SECONDS, ROUNDS);
+    const measured = await load(streamers, STREAM, true, CONCURRENCY, SECONDS, ROUNDS);
     const rps: Record<string, number> = {};
-    for (const t of targets) {
+    for (const t of streamers) {
       const r = summarize(measured.get(t)!);
       rps[t.name] = r.rps;
+      figure(t.name, 'streamsPerSecond', r.rps);
+      figure(t.name, 'cpuPerStream', r.cpuPerCall);
       console.log(
         `${t.name.padEnd(8)} ${r.rps.toFixed(0).padStart(9)} ${(r.rps * 200).toFixed(0).padStart(9)} ${ms(r.p50)} ${ms(r.p99)}   ${ms(r.cpuPerCall)}`,
       );
     }
-    const nginxTarget = targets.find((t) => t.name === 'nginx');
+    const nginxTarget = streamers.find((t) => t.name === 'nginx');
     if (nginxTarget) {
       const radarRounds = measured.get(targets.find((t) => t.name === 'radar')!)!;
       const perRound = measured
@@ -497,6 +688,7 @@ async function main(): Promise<void> {
     for (const t of targets) {
       const r = await sequential(t, SEQUENTIAL);
       seq[t.name] = r;
+      if (t.name !== 'direct') figure(t.name, 'addedP50', r.p50 - seq.direct!.p50);
       const added = t.name === 'direct' ? '' : ms(r.p50 - seq.direct!.p50);
       console.log(
         `${t.name.padEnd(8)} ${r.rps.toFixed(0).padStart(8)} ${ms(r.p50)} ${ms(r.p99)}   ${added.padStart(8)}     ${ms(r.cpuPerCall)}`,
@@ -505,19 +697,8 @@ async function main(): Promise<void> {
     const added = seq.radar!.p50 - seq.direct!.p50;
     verdict(added < 0.3, `radar added p50 < 0.3 ms with limits and a budget on the key (${added.toFixed(3)} ms)`);
   }
-  if (PHASES.has('slow')) {
-    const slow = await slowReaders(radarPort, key, radar.pid!, SLOW_STREAMS, Math.max(10, SECONDS));
-    console.log(
-      `\n${SLOW_STREAMS} concurrent slow-reading streams through radar (${slow.streaming} answered 200 and streamed; provider 80 KB/s each, readers ≤ 64 KiB/s)`,
-    );
-    console.log(
-      `radar RSS: ${MB(slow.before)} before, peak ${MB(slow.peak)}, ${MB(slow.after)} after the clients left; clients read ${MB(slow.bytes)}`,
-    );
-    verdict(
-      slow.peak < 300 * 1024 * 1024 && slow.streaming === SLOW_STREAMS,
-      `RSS < 300 MB with ${SLOW_STREAMS} slow streams (${MB(slow.peak)}, ${slow.streaming} streaming)`,
-    );
-  }
+  if (PHASES.has('slow')) await slowPhase(streamers, figure, verdict);
+  if (figures.has('radar')) printRatios(figures, verdict);
   if (verdicts.length) console.log(`\ntargets:\n  ${verdicts.join('\n  ')}`);
 }
 
