@@ -477,7 +477,7 @@ function printRatios(figures: ReadonlyMap<string, Partial<Figures>>, verdict: Ve
   ];
   const radar = figures.get('radar')!;
   const peers = ['nginx', 'portkey'].filter((p) => figures.has(p));
-  const cell = (v: string) => v.padStart(12);
+  const cell = (v: string) => v.padStart(14);
   console.log('\nradar beside its peers, same run (added p50, CPU and RSS: lower is better)');
   console.log(
     `${'figure'.padEnd(26)}${cell('radar')}${peers.map((p) => cell(p)).join('')}${peers.map((p) => cell(`radar/${p}`)).join('')}`,
