@@ -33,6 +33,8 @@ export const ConfigSchema = z
     WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(8),
     /** Period of the rollup sweep job scheduler, which folds in changes whose rollup job was lost. */
     ROLLUP_SWEEP_EVERY_MS: z.coerce.number().int().min(1000).max(86_400_000).default(30_000),
+    /** How long an export's file is kept after it is made; then it is deleted (README "Exports"). */
+    EXPORT_TTL_HOURS: z.coerce.number().int().min(1).max(720).default(24),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** Key prefix of every BullMQ queue, so several Radars (or test runs) can share one Redis. */
     QUEUE_PREFIX: z

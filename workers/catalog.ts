@@ -1,5 +1,6 @@
 import type { QueueName } from '../src/queues/catalog.ts';
 import type { QueueWorker } from './definition.ts';
+import { exportsWorker } from './exports.ts';
 import { geoWorker } from './geo.ts';
 import { ingestWorker } from './ingest.ts';
 import { rollupWorker } from './rollup.ts';
@@ -14,4 +15,5 @@ export const QUEUE_WORKERS: { readonly [Q in QueueName]: QueueWorker<Q> } = {
   rollup: rollupWorker,
   usage: usageWorker,
   geo: geoWorker,
+  exports: exportsWorker,
 };

@@ -10,12 +10,18 @@ import {
   RetentionAnswer,
   TimeseriesAnswer,
 } from './answers.ts';
-import { AnalyticsQuerySchema, TimeseriesQuerySchema, type AnalyticsQuery } from './schemas.ts';
-import { acquisition, finance, funnel, overview, retention, timeseries } from './views.ts';
+import { AnalyticsQuerySchema, TimeseriesQuerySchema, type AnalyticsQuery, type ViewName } from './schemas.ts';
+import { acquisition, finance, funnel, overview, retention, timeseries, type ViewAnswer } from './views.ts';
 import { resolveWindow, type Window } from './window.ts';
 
-interface View<S extends z.ZodType<AnalyticsQuery>, A extends z.ZodType> {
-  name: string;
+type AnyAnswer = z.ZodType<ViewAnswer<unknown>, ViewAnswer<unknown>>;
+
+/** One analytics view: its query, answer, scopes and how it is computed; served by a route and by exports. */
+export interface View<
+  S extends z.ZodType<AnalyticsQuery> = z.ZodType<AnalyticsQuery>,
+  A extends z.ZodType = AnyAnswer,
+> {
+  name: ViewName;
   summary: string;
   scopes: Scope[];
   schema: S;
@@ -27,7 +33,7 @@ interface View<S extends z.ZodType<AnalyticsQuery>, A extends z.ZodType> {
  * GET /sites/{siteId}/analytics/<view> (spec 4.5, CONTRACT §5): `{data, coverage, currencies,
  * freshness}` over the window `from`..`to`, cut into days of `tz`.
  */
-function viewRoute<S extends z.ZodType<AnalyticsQuery>, A extends z.ZodType>(v: View<S, A>): Route {
+function viewRoute(v: View): Route {
   return route({
     method: 'GET',
     path: `/api/v1/sites/:siteId/analytics/${v.name}`,
@@ -50,8 +56,13 @@ function viewRoute<S extends z.ZodType<AnalyticsQuery>, A extends z.ZodType>(v: 
 
 const READ: Scope[] = ['analytics:read'];
 
-export const analyticsRoutes: Route[] = [
-  viewRoute({
+/** Keeps each view's `run` typed by its own schemas, then lists it beside the others. */
+function view<S extends z.ZodType<AnalyticsQuery>, A extends z.ZodType>(v: View<S, A>): View {
+  return v as unknown as View;
+}
+
+export const ANALYTICS_VIEWS: readonly View[] = [
+  view({
     name: 'overview',
     summary:
       'Visits, visitors, registrations, activations, active users, paid orders, money, MRR and uptime of a window',
@@ -60,7 +71,7 @@ export const analyticsRoutes: Route[] = [
     answer: OverviewAnswer,
     run: (db, site, w, _q, now) => overview(db, site, w, now),
   }),
-  viewRoute({
+  view({
     name: 'acquisition',
     summary: 'Figures per channel and campaign, with spend, CAC and ROAS per currency',
     scopes: READ,
@@ -68,7 +79,7 @@ export const analyticsRoutes: Route[] = [
     answer: AcquisitionAnswer,
     run: (db, site, w) => acquisition(db, site, w),
   }),
-  viewRoute({
+  view({
     name: 'timeseries',
     summary: 'Figures per local day, week or month, zero-filled, unobserved periods marked',
     scopes: READ,
@@ -76,7 +87,7 @@ export const analyticsRoutes: Route[] = [
     answer: TimeseriesAnswer,
     run: (db, site, w, q) => timeseries(db, site, w, q.interval),
   }),
-  viewRoute({
+  view({
     name: 'finance',
     summary: 'Receipts, refunds, costs, expenses, margin, MRR/ARR and subscription changes per currency',
     scopes: [...READ, 'finance:read'],
@@ -84,7 +95,7 @@ export const analyticsRoutes: Route[] = [
     answer: FinanceAnswer,
     run: (db, site, w, _q, now) => finance(db, site, w, now),
   }),
-  viewRoute({
+  view({
     name: 'funnel',
     summary: 'Distinct users at each step from visit to paid order, with conversions',
     scopes: READ,
@@ -92,7 +103,7 @@ export const analyticsRoutes: Route[] = [
     answer: FunnelAnswer,
     run: (db, site, w) => funnel(db, site, w),
   }),
-  viewRoute({
+  view({
     name: 'retention',
     summary: 'Weekly registration cohorts and the share active in each later week',
     scopes: READ,
@@ -101,3 +112,5 @@ export const analyticsRoutes: Route[] = [
     run: (db, site, w) => retention(db, site, w),
   }),
 ];
+
+export const analyticsRoutes: Route[] = ANALYTICS_VIEWS.map(viewRoute);

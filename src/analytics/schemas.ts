@@ -43,3 +43,7 @@ export const TimeseriesQuerySchema = z.strictObject({
 
 export type AnalyticsQuery = z.output<typeof AnalyticsQuerySchema>;
 export type WindowParams = AnalyticsQuery;
+
+/** Every analytics view, the last segment of GET /sites/{siteId}/analytics/<view>. */
+export const VIEW_NAMES = ['overview', 'acquisition', 'timeseries', 'finance', 'funnel', 'retention'] as const;
+export type ViewName = (typeof VIEW_NAMES)[number];

@@ -20,7 +20,7 @@ export const ERROR_CATALOG = {
   // 404 / 405
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
-  // 408 / 409 / 413 / 415 / 422 / 429 / 431
+  // 408 / 409 / 410 / 413 / 415 / 422 / 429 / 431
   request_timeout: { status: 408, title: 'Request body not received in time' },
   batch_conflict: { status: 409, title: 'Batch id reused with other records' },
   account_exists: { status: 409, title: 'An account with this email exists' },
@@ -30,6 +30,8 @@ export const ERROR_CATALOG = {
   audit_in_progress: { status: 409, title: 'Audit with this Idempotency-Key is still running' },
   geo_not_configured: { status: 409, title: 'GEO needs a configuration and at least one prompt first' },
   geo_prompt_limit: { status: 409, title: 'The site has as many GEO prompts as allowed' },
+  export_not_ready: { status: 409, title: 'The export has no file (yet)' },
+  export_expired: { status: 410, title: 'The export file was deleted after its retention time' },
   payload_too_large: { status: 413, title: 'Request body too large' },
   unsupported_media_type: { status: 415, title: 'Content-Type must be application/json' },
   semantic_invalid: { status: 422, title: 'Records are semantically invalid' },

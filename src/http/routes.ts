@@ -2,6 +2,7 @@ import { accountRoutes } from '../accounts/routes.ts';
 import { adminRoutes } from '../admin/routes.ts';
 import { analyticsRoutes } from '../analytics/routes.ts';
 import { credentialRoutes } from '../credentials/routes.ts';
+import { exportRoutes } from '../exports/routes.ts';
 import { geoRoutes } from '../geo/routes.ts';
 import { ingestRoutes } from '../ingest/routes.ts';
 import { limitRoutes } from '../limits/routes.ts';
@@ -28,6 +29,7 @@ export function allRoutes(isDraining: () => boolean): Route[] {
     ...recordRoutes,
     ...geoRoutes,
     ...analyticsRoutes,
+    ...exportRoutes,
     ...relayAdminRoutes,
     ...relayKeyRoutes,
     ...relayUsageRoutes,

@@ -34,8 +34,11 @@ export const GEO_QUEUE = 'geo';
 /** Metered relay calls (src/relay/meter.ts). */
 export const USAGE_QUEUE = 'usage';
 
+/** Exports of records and analytics into files (src/exports). */
+export const EXPORTS_QUEUE = 'exports';
+
 /** Every BullMQ queue, also the names `radar work --queues` accepts. */
-export const QUEUES = [INGEST_QUEUE, ROLLUP_QUEUE, USAGE_QUEUE, GEO_QUEUE] as const;
+export const QUEUES = [INGEST_QUEUE, ROLLUP_QUEUE, USAGE_QUEUE, GEO_QUEUE, EXPORTS_QUEUE] as const;
 export type QueueName = (typeof QUEUES)[number];
 
 const IngestApplyPayload = z.strictObject({
@@ -52,6 +55,8 @@ const RollupSitePayload = z.strictObject({
 const RollupSweepPayload = z.strictObject({});
 
 const GeoRunPayload = z.strictObject({ run_id: z.uuid() });
+const ExportRunPayload = z.strictObject({ export_id: z.uuid() });
+const ExportSweepPayload = z.strictObject({});
 const GeoScheduledRunPayload = z.strictObject({ site_id: z.uuid() });
 const GeoAuditPayload = z.strictObject({ audit_id: z.uuid() });
 
@@ -122,6 +127,26 @@ export const JOBS = {
     jobId: () => 'rollup-sweep',
     options: { removeOnComplete: true, removeOnFail: 100 },
   } satisfies JobDefinition<typeof RollupSweepPayload>,
+  /**
+   * Makes the file of one export (workers/exports.ts). A retry starts the file over; the
+   * export row in PostgreSQL says what is left to do, so a worker start enqueues any export
+   * still queued or running (a job lost with Redis) under this same id.
+   */
+  exportRun: {
+    queue: EXPORTS_QUEUE,
+    name: 'exports.run',
+    schema: ExportRunPayload,
+    jobId: (d) => deterministicJobId('exports.run', [d.export_id]),
+    options: { attempts: 3, backoff: { type: 'exponential', delay: 5000 }, removeOnComplete: true, removeOnFail: true },
+  } satisfies JobDefinition<typeof ExportRunPayload>,
+  /** Deletes the files of expired exports; made by the `exports-sweep` job scheduler. */
+  exportSweep: {
+    queue: EXPORTS_QUEUE,
+    name: 'exports.sweep',
+    schema: ExportSweepPayload,
+    jobId: () => 'exports-sweep',
+    options: { removeOnComplete: true, removeOnFail: 100 },
+  } satisfies JobDefinition<typeof ExportSweepPayload>,
   /**
    * Stores a batch of metered relay calls (workers/usage.ts). Its name predates the catalog's
    * `queue.verb` names; jobs already queued carry it. Each call is in exactly one batch, so the

@@ -9,21 +9,29 @@ const integer = (min: number, max: number, fallback: number) =>
     .pipe(z.int().min(min).max(max))
     .default(fallback);
 
+/** The window of record reads and record exports, on occurred_at. */
+export const recordWindow = {
+  /** Inclusive lower bound on occurred_at. */
+  from: Timestamp.optional(),
+  /** Exclusive upper bound on occurred_at. */
+  to: Timestamp.optional(),
+};
+
+/** Refuses a window whose `to` is before its `from`, pointing at `to`. */
+export function checkRecordWindow(q: { from?: string; to?: string }, ctx: z.RefinementCtx): void {
+  if (q.from !== undefined && q.to !== undefined && Date.parse(q.to) < Date.parse(q.from)) {
+    ctx.addIssue({ code: 'custom', path: ['to'], message: 'must not be before from' });
+  }
+}
+
 /** Query of GET /sites/{siteId}/<collection> (spec 4.3, CONTRACT §4). Unknown parameters are refused. */
 export const RecordListQuerySchema = z
   .strictObject({
     limit: integer(1, 200, 50),
     offset: integer(0, 10_000, 0),
-    /** Inclusive lower bound on occurred_at. */
-    from: Timestamp.optional(),
-    /** Exclusive upper bound on occurred_at. */
-    to: Timestamp.optional(),
+    ...recordWindow,
   })
-  .superRefine((q, ctx) => {
-    if (q.from !== undefined && q.to !== undefined && Date.parse(q.to) < Date.parse(q.from)) {
-      ctx.addIssue({ code: 'custom', path: ['to'], message: 'must not be before from' });
-    }
-  });
+  .superRefine(checkRecordWindow);
 
 export type RecordListQuery = z.output<typeof RecordListQuerySchema>;
 

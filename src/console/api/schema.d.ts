@@ -4,6 +4,11 @@
  */
 
 
+/** OneOf type helpers */
+type Without<T, U> = { [P in Exclude<keyof T, keyof U>]?: never };
+type XOR<T, U> = (T | U) extends object ? (Without<T, U> & U) | (Without<U, T> & T) : T | U;
+type OneOf<T extends any[]> = T extends [infer Only] ? Only : T extends [infer A, infer B, ...infer Rest] ? OneOf<[XOR<A, B>, ...Rest]> : never;
+
 export interface paths {
   "/healthz": {
     /** Liveness: the process answers */
@@ -225,10 +230,7 @@ export interface paths {
   "/api/v1/sites/{siteId}/geo/runs": {
     /** GEO runs, newest first, with their answer counts */
     get: operations["getApiV1SitesSiteIdGeoRuns"];
-    /**
-     * Start a run now: every prompt asked of every configured model; answered `queued`
-     * @description GET geo/runs shows its progress.
-     */
+    /** Start a run now: every prompt asked of every configured model */
     post: operations["postApiV1SitesSiteIdGeoRuns"];
   };
   "/api/v1/sites/{siteId}/geo/answers": {
@@ -260,10 +262,7 @@ export interface paths {
     get: operations["getApiV1SitesSiteIdGeoSiteChecks"];
   };
   "/api/v1/sites/{siteId}/geo/audits": {
-    /**
-     * Audit a public page (needs an Idempotency-Key header of 8 to 100 characters)
-     * @description The key is claimed with the body's digest in one statement, so of two concurrent first requests one runs the audit and the other sees it running (409).
-     */
+    /** Audit a public page (needs an Idempotency-Key header of 8 to 100 characters) */
     post: operations["postApiV1SitesSiteIdGeoAudits"];
   };
   "/api/v1/sites/{siteId}/analytics/overview": {
@@ -307,6 +306,26 @@ export interface paths {
      * @description Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or any instant with a zone, `to` exclusive, at most 366 days; default the last 30 local days up to now. Money is a map currency → minor units, never converted.
      */
     get: operations["getApiV1SitesSiteIdAnalyticsRetention"];
+  };
+  "/api/v1/sites/{siteId}/exports": {
+    /** The site's most recent exports, newest first */
+    get: operations["getApiV1SitesSiteIdExports"];
+    /**
+     * Start an export of a record family or an analytics view into a CSV or NDJSON file
+     * @description Answers the export, `queued`; a worker makes the file. The window parameters are those of the reads: `from`/`to` on occurred_at for records (default all), `from`/`to`/`tz`/`interval` as for GET analytics/<view> (the default window ends when the export is asked for). Poll GET …/exports/{exportId}; download from its `downloadUrl`, kept EXPORT_TTL_HOURS (default 24).
+     */
+    post: operations["postApiV1SitesSiteIdExports"];
+  };
+  "/api/v1/sites/{siteId}/exports/{exportId}": {
+    /** An export: its state (queued, running, completed, failed, expired), progress and download URL */
+    get: operations["getApiV1SitesSiteIdExportsExportId"];
+  };
+  "/api/v1/sites/{siteId}/exports/{exportId}/download": {
+    /**
+     * An export's file (text/csv or application/x-ndjson), streamed
+     * @description A credential also needs the scope that reads the exported data. 409 while the file is being made or when the export failed; 410 once it expired.
+     */
+    get: operations["getApiV1SitesSiteIdExportsExportIdDownload"];
   };
   "/api/v1/relay/channels": {
     /** Every upstream channel (never its API key) */
@@ -363,20 +382,6 @@ export interface paths {
      */
     patch: operations["patchApiV1MeRelayKeysKeyId"];
   };
-  "/api/v1/me/relay-usage": {
-    /**
-     * Usage and spend of the caller's relay keys
-     * @description Per local day (in `tz`), key and model, and per day over all of them: calls, errors, tokens of each kind, cost per currency (calls to unpriced models counted apart), p50/p95 time to first byte and duration. The window takes the analytics views’ `from`, `to` and `tz`.
-     */
-    get: operations["getApiV1MeRelayUsage"];
-  };
-  "/api/v1/relay/usage": {
-    /**
-     * Usage and spend of every relay key (platform admin only)
-     * @description Per local day (in `tz`), key and model, and per day over all of them: calls, errors, tokens of each kind, cost per currency (calls to unpriced models counted apart), p50/p95 time to first byte and duration. The window takes the analytics views’ `from`, `to` and `tz`.
-     */
-    get: operations["getApiV1RelayUsage"];
-  };
   "/v1/responses": {
     /**
      * Create a model response (Responses protocol)
@@ -420,7 +425,7 @@ export interface components {
       status: number;
       detail: string;
       /** @enum {string} */
-      code: "invalid_json" | "validation_failed" | "idempotency_key_invalid" | "unauthenticated" | "invalid_credentials" | "insufficient_scope" | "site_forbidden" | "origin_mismatch" | "credential_not_allowed" | "admin_required" | "setup_token_invalid" | "not_found" | "method_not_allowed" | "request_timeout" | "batch_conflict" | "account_exists" | "setup_complete" | "revision_conflict" | "revision_stale" | "audit_in_progress" | "geo_not_configured" | "geo_prompt_limit" | "payload_too_large" | "unsupported_media_type" | "semantic_invalid" | "batch_unprocessable" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "response_contract_violation" | "service_unavailable" | "invalid_api_key" | "model_not_permitted" | "model_unpriced" | "insufficient_quota" | "model_not_found" | "unknown_endpoint" | "unsupported_parameter" | "invalid_reasoning_effort" | "invalid_request_error" | "upstream_error" | "previous_response_unavailable";
+      code: "invalid_json" | "validation_failed" | "idempotency_key_invalid" | "unauthenticated" | "invalid_credentials" | "insufficient_scope" | "site_forbidden" | "origin_mismatch" | "credential_not_allowed" | "admin_required" | "setup_token_invalid" | "not_found" | "method_not_allowed" | "request_timeout" | "batch_conflict" | "account_exists" | "setup_complete" | "revision_conflict" | "revision_stale" | "audit_in_progress" | "geo_not_configured" | "geo_prompt_limit" | "export_not_ready" | "export_expired" | "payload_too_large" | "unsupported_media_type" | "semantic_invalid" | "batch_unprocessable" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_api_key" | "model_not_permitted" | "model_unpriced" | "insufficient_quota" | "model_not_found" | "unknown_endpoint" | "unsupported_parameter" | "invalid_reasoning_effort" | "invalid_request_error" | "upstream_error";
       /** @description Every violation: `path` is a JSON Pointer into the body, `query.<name>` or `path.<name>` */
       errors?: {
           path: string;
@@ -456,10 +461,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** @constant */
-            status: "ok";
-          };
+          "application/json": Record<string, never>;
         };
       };
     };
@@ -470,14 +472,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** @constant */
-            status: "ready";
-            /** @constant */
-            postgres: "ok";
-            /** @constant */
-            redis: "ok";
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Persistence unavailable */
@@ -494,7 +489,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": unknown;
+          "application/json": Record<string, never>;
         };
       };
       /** @description Login or credential required */
@@ -520,20 +515,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            account: {
-              /** Format: uuid */
-              id: string;
-              email: string;
-              name: string | null;
-              admin: boolean;
-              /** Format: date-time */
-              createdAt: string;
-              disabledAt: string | null;
-            };
-            /** Format: date-time */
-            expiresAt: string;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -574,9 +556,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            loggedOut: boolean;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Login or credential required */
@@ -611,26 +591,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            id: string;
-            email: string;
-            name: string | null;
-            admin: boolean;
-            /** Format: date-time */
-            createdAt: string;
-            disabledAt: string | null;
-            /** @description present when a credential calls: the credential, which speaks for its site only */
-            credential?: {
-              /** Format: uuid */
-              id: string;
-              /** Format: uuid */
-              siteId: string;
-              /** @enum {string} */
-              kind: "read" | "ingest";
-              scopes: ("account:read" | "account:billing:read" | "sites:read" | "submissions:read" | "referrals:read" | "analytics:read" | "customers:read" | "events:read" | "finance:read" | "monitoring:read" | "reports:read" | "actions:read" | "exports:read" | "geo:read" | "geo:evidence:read" | "sites:write" | "credentials:manage" | "exports:create" | "geo:configure" | "geo:manage" | "geo:run" | "ingest:receipt:read" | "ingest:customers:write" | "ingest:events:write" | "ingest:orders:write" | "ingest:payments:write" | "ingest:refunds:write" | "ingest:subscriptions:write" | "ingest:costs:write" | "ingest:campaigns:write" | "ingest:expenses:write" | "ingest:observations:write" | "ingest:summaries:write")[];
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Login or credential required */
@@ -665,9 +626,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            open: boolean;
-          };
+          "application/json": Record<string, never>;
         };
       };
     };
@@ -689,20 +648,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            account: {
-              /** Format: uuid */
-              id: string;
-              email: string;
-              name: string | null;
-              admin: boolean;
-              /** Format: date-time */
-              createdAt: string;
-              disabledAt: string | null;
-            };
-            /** Format: date-time */
-            expiresAt: string;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -743,18 +689,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                /** Format: uuid */
-                id: string;
-                email: string;
-                name: string | null;
-                admin: boolean;
-                /** Format: date-time */
-                createdAt: string;
-                disabledAt: string | null;
-              })[];
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Login or credential required */
@@ -801,16 +736,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            id: string;
-            email: string;
-            name: string | null;
-            admin: boolean;
-            /** Format: date-time */
-            createdAt: string;
-            disabledAt: string | null;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -881,16 +807,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            id: string;
-            email: string;
-            name: string | null;
-            admin: boolean;
-            /** Format: date-time */
-            createdAt: string;
-            disabledAt: string | null;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -960,25 +877,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                /** Format: uuid */
-                id: string;
-                name: string;
-                websiteUrl: string;
-                description: string;
-                /** @enum {string} */
-                category: "writing" | "chat" | "image" | "video" | "audio" | "developer" | "automation" | "search" | "api" | "education" | "productivity" | "other";
-                publicMetrics: boolean;
-                /** @enum {string} */
-                reviewStatus: "pending_review" | "approved" | "rejected";
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                updatedAt: string;
-                ownerEmail: string;
-              })[];
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -1032,22 +931,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            websiteUrl: string;
-            description: string;
-            /** @enum {string} */
-            category: "writing" | "chat" | "image" | "video" | "audio" | "developer" | "automation" | "search" | "api" | "education" | "productivity" | "other";
-            publicMetrics: boolean;
-            /** @enum {string} */
-            reviewStatus: "pending_review" | "approved" | "rejected";
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -1100,24 +984,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                /** Format: uuid */
-                id: string;
-                name: string;
-                websiteUrl: string;
-                description: string;
-                /** @enum {string} */
-                category: "writing" | "chat" | "image" | "video" | "audio" | "developer" | "automation" | "search" | "api" | "education" | "productivity" | "other";
-                publicMetrics: boolean;
-                /** @enum {string} */
-                reviewStatus: "pending_review" | "approved" | "rejected";
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                updatedAt: string;
-              })[];
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Login or credential required */
@@ -1166,22 +1033,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            websiteUrl: string;
-            description: string;
-            /** @enum {string} */
-            category: "writing" | "chat" | "image" | "video" | "audio" | "developer" | "automation" | "search" | "api" | "education" | "productivity" | "other";
-            publicMetrics: boolean;
-            /** @enum {string} */
-            reviewStatus: "pending_review" | "approved" | "rejected";
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -1239,22 +1091,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            websiteUrl: string;
-            description: string;
-            /** @enum {string} */
-            category: "writing" | "chat" | "image" | "video" | "audio" | "developer" | "automation" | "search" | "api" | "education" | "productivity" | "other";
-            publicMetrics: boolean;
-            /** @enum {string} */
-            reviewStatus: "pending_review" | "approved" | "rejected";
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -1313,22 +1150,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            websiteUrl: string;
-            description: string;
-            /** @enum {string} */
-            category: "writing" | "chat" | "image" | "video" | "audio" | "developer" | "automation" | "search" | "api" | "education" | "productivity" | "other";
-            publicMetrics: boolean;
-            /** @enum {string} */
-            reviewStatus: "pending_review" | "approved" | "rejected";
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -1516,23 +1338,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                /** Format: uuid */
-                id: string;
-                name: string;
-                /** @enum {string} */
-                kind: "read" | "ingest";
-                scopes: ("account:read" | "account:billing:read" | "sites:read" | "submissions:read" | "referrals:read" | "analytics:read" | "customers:read" | "events:read" | "finance:read" | "monitoring:read" | "reports:read" | "actions:read" | "exports:read" | "geo:read" | "geo:evidence:read" | "sites:write" | "credentials:manage" | "exports:create" | "geo:configure" | "geo:manage" | "geo:run" | "ingest:receipt:read" | "ingest:customers:write" | "ingest:events:write" | "ingest:orders:write" | "ingest:payments:write" | "ingest:refunds:write" | "ingest:subscriptions:write" | "ingest:costs:write" | "ingest:campaigns:write" | "ingest:expenses:write" | "ingest:observations:write" | "ingest:summaries:write")[];
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                expiresAt: string;
-                prefix: string;
-                revokedAt: string | null;
-                requestsPerMinute: number | null;
-              })[];
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -1595,23 +1401,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            /** @enum {string} */
-            kind: "read" | "ingest";
-            scopes: ("account:read" | "account:billing:read" | "sites:read" | "submissions:read" | "referrals:read" | "analytics:read" | "customers:read" | "events:read" | "finance:read" | "monitoring:read" | "reports:read" | "actions:read" | "exports:read" | "geo:read" | "geo:evidence:read" | "sites:write" | "credentials:manage" | "exports:create" | "geo:configure" | "geo:manage" | "geo:run" | "ingest:receipt:read" | "ingest:customers:write" | "ingest:events:write" | "ingest:orders:write" | "ingest:payments:write" | "ingest:refunds:write" | "ingest:subscriptions:write" | "ingest:costs:write" | "ingest:campaigns:write" | "ingest:expenses:write" | "ingest:observations:write" | "ingest:summaries:write")[];
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            expiresAt: string;
-            prefix: string;
-            revokedAt: string | null;
-            requestsPerMinute: number | null;
-            /** @description shown once, in this answer only */
-            secret: string;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -1670,21 +1460,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            /** @enum {string} */
-            kind: "read" | "ingest";
-            scopes: ("account:read" | "account:billing:read" | "sites:read" | "submissions:read" | "referrals:read" | "analytics:read" | "customers:read" | "events:read" | "finance:read" | "monitoring:read" | "reports:read" | "actions:read" | "exports:read" | "geo:read" | "geo:evidence:read" | "sites:write" | "credentials:manage" | "exports:create" | "geo:configure" | "geo:manage" | "geo:run" | "ingest:receipt:read" | "ingest:customers:write" | "ingest:events:write" | "ingest:orders:write" | "ingest:payments:write" | "ingest:refunds:write" | "ingest:subscriptions:write" | "ingest:costs:write" | "ingest:campaigns:write" | "ingest:expenses:write" | "ingest:observations:write" | "ingest:summaries:write")[];
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            expiresAt: string;
-            prefix: string;
-            revokedAt: string | null;
-            requestsPerMinute: number | null;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -1759,31 +1535,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            batch_id: string;
-            /** @enum {string} */
-            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
-            /** @enum {string} */
-            status: "queued" | "completed" | "rejected";
-            received: number;
-            applied: number;
-            unchanged: number;
-            digest: string;
-            replay: boolean;
-            /** Format: date-time */
-            received_at: string;
-            completed_at: string | null;
-            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
-            problem?: {
-              /** @enum {string} */
-              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
-              detail: string;
-              errors: {
-                  path: string;
-                  message: string;
-                }[];
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -1889,31 +1641,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            batch_id: string;
-            /** @enum {string} */
-            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
-            /** @enum {string} */
-            status: "queued" | "completed" | "rejected";
-            received: number;
-            applied: number;
-            unchanged: number;
-            digest: string;
-            replay: boolean;
-            /** Format: date-time */
-            received_at: string;
-            completed_at: string | null;
-            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
-            problem?: {
-              /** @enum {string} */
-              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
-              detail: string;
-              errors: {
-                  path: string;
-                  message: string;
-                }[];
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -2009,31 +1737,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            batch_id: string;
-            /** @enum {string} */
-            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
-            /** @enum {string} */
-            status: "queued" | "completed" | "rejected";
-            received: number;
-            applied: number;
-            unchanged: number;
-            digest: string;
-            replay: boolean;
-            /** Format: date-time */
-            received_at: string;
-            completed_at: string | null;
-            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
-            problem?: {
-              /** @enum {string} */
-              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
-              detail: string;
-              errors: {
-                  path: string;
-                  message: string;
-                }[];
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -2129,31 +1833,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            batch_id: string;
-            /** @enum {string} */
-            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
-            /** @enum {string} */
-            status: "queued" | "completed" | "rejected";
-            received: number;
-            applied: number;
-            unchanged: number;
-            digest: string;
-            replay: boolean;
-            /** Format: date-time */
-            received_at: string;
-            completed_at: string | null;
-            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
-            problem?: {
-              /** @enum {string} */
-              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
-              detail: string;
-              errors: {
-                  path: string;
-                  message: string;
-                }[];
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -2248,31 +1928,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            batch_id: string;
-            /** @enum {string} */
-            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
-            /** @enum {string} */
-            status: "queued" | "completed" | "rejected";
-            received: number;
-            applied: number;
-            unchanged: number;
-            digest: string;
-            replay: boolean;
-            /** Format: date-time */
-            received_at: string;
-            completed_at: string | null;
-            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
-            problem?: {
-              /** @enum {string} */
-              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
-              detail: string;
-              errors: {
-                  path: string;
-                  message: string;
-                }[];
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -2370,31 +2026,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            batch_id: string;
-            /** @enum {string} */
-            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
-            /** @enum {string} */
-            status: "queued" | "completed" | "rejected";
-            received: number;
-            applied: number;
-            unchanged: number;
-            digest: string;
-            replay: boolean;
-            /** Format: date-time */
-            received_at: string;
-            completed_at: string | null;
-            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
-            problem?: {
-              /** @enum {string} */
-              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
-              detail: string;
-              errors: {
-                  path: string;
-                  message: string;
-                }[];
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -2491,31 +2123,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            batch_id: string;
-            /** @enum {string} */
-            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
-            /** @enum {string} */
-            status: "queued" | "completed" | "rejected";
-            received: number;
-            applied: number;
-            unchanged: number;
-            digest: string;
-            replay: boolean;
-            /** Format: date-time */
-            received_at: string;
-            completed_at: string | null;
-            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
-            problem?: {
-              /** @enum {string} */
-              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
-              detail: string;
-              errors: {
-                  path: string;
-                  message: string;
-                }[];
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -2613,31 +2221,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            batch_id: string;
-            /** @enum {string} */
-            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
-            /** @enum {string} */
-            status: "queued" | "completed" | "rejected";
-            received: number;
-            applied: number;
-            unchanged: number;
-            digest: string;
-            replay: boolean;
-            /** Format: date-time */
-            received_at: string;
-            completed_at: string | null;
-            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
-            problem?: {
-              /** @enum {string} */
-              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
-              detail: string;
-              errors: {
-                  path: string;
-                  message: string;
-                }[];
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -2734,31 +2318,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            batch_id: string;
-            /** @enum {string} */
-            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
-            /** @enum {string} */
-            status: "queued" | "completed" | "rejected";
-            received: number;
-            applied: number;
-            unchanged: number;
-            digest: string;
-            replay: boolean;
-            /** Format: date-time */
-            received_at: string;
-            completed_at: string | null;
-            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
-            problem?: {
-              /** @enum {string} */
-              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
-              detail: string;
-              errors: {
-                  path: string;
-                  message: string;
-                }[];
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -2855,31 +2415,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            batch_id: string;
-            /** @enum {string} */
-            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
-            /** @enum {string} */
-            status: "queued" | "completed" | "rejected";
-            received: number;
-            applied: number;
-            unchanged: number;
-            digest: string;
-            replay: boolean;
-            /** Format: date-time */
-            received_at: string;
-            completed_at: string | null;
-            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
-            problem?: {
-              /** @enum {string} */
-              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
-              detail: string;
-              errors: {
-                  path: string;
-                  message: string;
-                }[];
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -2983,31 +2519,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            batch_id: string;
-            /** @enum {string} */
-            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
-            /** @enum {string} */
-            status: "queued" | "completed" | "rejected";
-            received: number;
-            applied: number;
-            unchanged: number;
-            digest: string;
-            replay: boolean;
-            /** Format: date-time */
-            received_at: string;
-            completed_at: string | null;
-            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
-            problem?: {
-              /** @enum {string} */
-              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
-              detail: string;
-              errors: {
-                  path: string;
-                  message: string;
-                }[];
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -3080,33 +2592,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                batch_id: string;
-                /** @enum {string} */
-                resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
-                /** @enum {string} */
-                status: "queued" | "completed" | "rejected";
-                received: number;
-                applied: number;
-                unchanged: number;
-                digest: string;
-                replay: boolean;
-                /** Format: date-time */
-                received_at: string;
-                completed_at: string | null;
-                /** @description why a rejected batch was refused: the 409/422 problem its sender got */
-                problem?: {
-                  /** @enum {string} */
-                  code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
-                  detail: string;
-                  errors: {
-                      path: string;
-                      message: string;
-                    }[];
-                };
-              })[];
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -3156,31 +2642,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            batch_id: string;
-            /** @enum {string} */
-            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
-            /** @enum {string} */
-            status: "queued" | "completed" | "rejected";
-            received: number;
-            applied: number;
-            unchanged: number;
-            digest: string;
-            replay: boolean;
-            /** Format: date-time */
-            received_at: string;
-            completed_at: string | null;
-            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
-            problem?: {
-              /** @enum {string} */
-              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
-              detail: string;
-              errors: {
-                  path: string;
-                  message: string;
-                }[];
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -3238,32 +2700,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                created_at: string;
-                customer_id: string;
-                occurred_at: string;
-                /** @default 1 */
-                revision?: number;
-                /** @enum {string} */
-                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
-                /** @enum {string} */
-                status: "active" | "inactive" | "deleted";
-                /** Format: date-time */
-                received_at: string;
-              })[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-              next_offset: number | null;
-            };
-            freshness: {
-              /** Format: date-time */
-              as_of: string;
-              last_ingested_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -3315,45 +2752,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                activation_definition?: string;
-                campaign_id?: string;
-                event_id: string;
-                /** @enum {string} */
-                event_type: "visit" | "registration_completed" | "activation_completed" | "usage" | "workflow_completed" | "order_paid" | "subscription_cancelled";
-                external_user_id?: string;
-                occurred_at: string;
-                properties?: {
-                  channel?: string;
-                  country?: string;
-                  /** @enum {string} */
-                  device?: "desktop" | "mobile" | "tablet" | "other";
-                  feature?: string;
-                  plan_id?: string;
-                  product_category?: string;
-                  quantity?: number;
-                };
-                /** @default 1 */
-                revision?: number;
-                session_id?: string;
-                /** @enum {string} */
-                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
-                /** Format: date-time */
-                received_at: string;
-              })[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-              next_offset: number | null;
-            };
-            freshness: {
-              /** Format: date-time */
-              as_of: string;
-              last_ingested_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -3405,35 +2804,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                amount_minor: number;
-                currency: string;
-                external_user_id?: string;
-                occurred_at: string;
-                order_id: string;
-                plan_id?: string;
-                /** @default 1 */
-                revision?: number;
-                /** @enum {string} */
-                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
-                /** @enum {string} */
-                status: "pending" | "paid" | "cancelled" | "expired";
-                /** Format: date-time */
-                received_at: string;
-              })[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-              next_offset: number | null;
-            };
-            freshness: {
-              /** Format: date-time */
-              as_of: string;
-              last_ingested_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -3485,35 +2856,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                amount_minor: number;
-                currency: string;
-                external_user_id?: string;
-                occurred_at: string;
-                order_id: string;
-                payment_id: string;
-                /** @default 1 */
-                revision?: number;
-                /** @enum {string} */
-                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
-                /** @enum {string} */
-                status: "pending" | "succeeded" | "failed";
-                /** Format: date-time */
-                received_at: string;
-              })[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-              next_offset: number | null;
-            };
-            freshness: {
-              /** Format: date-time */
-              as_of: string;
-              last_ingested_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -3565,34 +2908,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                amount_minor: number;
-                currency: string;
-                occurred_at: string;
-                payment_id: string;
-                refund_id: string;
-                /** @default 1 */
-                revision?: number;
-                /** @enum {string} */
-                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
-                /** @enum {string} */
-                status: "pending" | "succeeded" | "failed";
-                /** Format: date-time */
-                received_at: string;
-              })[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-              next_offset: number | null;
-            };
-            freshness: {
-              /** Format: date-time */
-              as_of: string;
-              last_ingested_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -3644,37 +2960,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                amount_minor: number;
-                currency: string;
-                external_user_id: string;
-                occurred_at: string;
-                period_end: string;
-                period_start: string;
-                plan_id: string;
-                /** @default 1 */
-                revision?: number;
-                /** @enum {string} */
-                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
-                /** @enum {string} */
-                status: "trialing" | "active" | "past_due" | "cancelled" | "expired";
-                subscription_id: string;
-                /** Format: date-time */
-                received_at: string;
-              })[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-              next_offset: number | null;
-            };
-            freshness: {
-              /** Format: date-time */
-              as_of: string;
-              last_ingested_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -3726,36 +3012,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                amount_minor: number;
-                /** @enum {string} */
-                category: "usage" | "infrastructure" | "operations" | "other";
-                cost_id: string;
-                currency: string;
-                event_id?: string;
-                occurred_at: string;
-                period_end: string;
-                period_start: string;
-                /** @default 1 */
-                revision?: number;
-                /** @enum {string} */
-                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
-                /** Format: date-time */
-                received_at: string;
-              })[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-              next_offset: number | null;
-            };
-            freshness: {
-              /** Format: date-time */
-              as_of: string;
-              last_ingested_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -3807,37 +3064,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                campaign_id: string;
-                /** @enum {string} */
-                channel: "search" | "social" | "email" | "referral" | "paid" | "direct" | "other";
-                content_ref?: string;
-                ends_at?: string;
-                name: string;
-                occurred_at: string;
-                /** @default 1 */
-                revision?: number;
-                /** @enum {string} */
-                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
-                starts_at: string;
-                /** @enum {string} */
-                status: "active" | "paused" | "ended";
-                /** Format: date-time */
-                received_at: string;
-              })[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-              next_offset: number | null;
-            };
-            freshness: {
-              /** Format: date-time */
-              as_of: string;
-              last_ingested_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -3889,36 +3116,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                amount_minor: number;
-                campaign_id: string;
-                /** @enum {string} */
-                cost_scope: "advertising" | "content" | "agency" | "other";
-                currency: string;
-                expense_id: string;
-                occurred_at: string;
-                period_end: string;
-                period_start: string;
-                /** @default 1 */
-                revision?: number;
-                /** @enum {string} */
-                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
-                /** Format: date-time */
-                received_at: string;
-              })[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-              next_offset: number | null;
-            };
-            freshness: {
-              /** Format: date-time */
-              as_of: string;
-              last_ingested_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -3970,36 +3168,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                latency_ms: number | null;
-                observation_id: string;
-                occurred_at: string;
-                region?: string;
-                /** @default 1 */
-                revision?: number;
-                /** @enum {string} */
-                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
-                /** @enum {string} */
-                status: "healthy" | "degraded" | "down" | "unknown";
-                target_ref: string;
-                /** @enum {string} */
-                target_type: "website" | "workflow" | "api";
-                /** Format: date-time */
-                received_at: string;
-              })[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-              next_offset: number | null;
-            };
-            freshness: {
-              /** Format: date-time */
-              as_of: string;
-              last_ingested_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -4051,43 +3220,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                currency?: string;
-                definition_version: string;
-                /** @default {} */
-                dimensions?: {
-                  campaign_id?: string;
-                  channel?: string;
-                };
-                /** @enum {string} */
-                metric: "visits" | "registrations" | "activations" | "active_users" | "receipts" | "refunds" | "costs";
-                occurred_at: string;
-                period_end: string;
-                period_start: string;
-                /** @default 1 */
-                revision?: number;
-                /** @enum {string} */
-                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
-                summary_id: string;
-                /** @enum {string} */
-                unit: "count" | "minor_currency";
-                value: number;
-                /** Format: date-time */
-                received_at: string;
-              })[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-              next_offset: number | null;
-            };
-            freshness: {
-              /** Format: date-time */
-              as_of: string;
-              last_ingested_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -4133,28 +3266,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-              brand: {
-                name: string;
-                aliases: string[];
-              };
-              competitors: {
-                  name: string;
-                  aliases: string[];
-                }[];
-              models: string[];
-              locale: string;
-              schedule: {
-                cron: string;
-                tz?: string;
-              } | null;
-              /** Format: date-time */
-              created_at: string;
-              /** Format: date-time */
-              updated_at: string;
-            }) | null;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -4225,26 +3337,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            brand: {
-              name: string;
-              aliases: string[];
-            };
-            competitors: {
-                name: string;
-                aliases: string[];
-              }[];
-            models: string[];
-            locale: string;
-            schedule: {
-              cron: string;
-              tz?: string;
-            } | null;
-            /** Format: date-time */
-            created_at: string;
-            /** Format: date-time */
-            updated_at: string;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -4306,21 +3399,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: {
-                /** Format: uuid */
-                id: string;
-                text: string;
-                /** Format: date-time */
-                created_at: string;
-              }[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-              next_offset: number | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -4373,15 +3452,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            id: string;
-            text: string;
-            /** Format: date-time */
-            created_at: string;
-            /** @description false: the prompt was tracked already */
-            created: boolean;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -4451,36 +3522,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                /** Format: uuid */
-                id: string;
-                /** @enum {string} */
-                trigger: "manual" | "schedule";
-                /** @enum {string} */
-                status: "queued" | "running" | "succeeded" | "partial" | "failed";
-                scheduled_for: string | null;
-                models: string[];
-                prompts: number;
-                answers: {
-                  total: number;
-                  succeeded: number;
-                  failed: number;
-                  pending: number;
-                };
-                error: string | null;
-                /** Format: date-time */
-                created_at: string;
-                started_at: string | null;
-                finished_at: string | null;
-              })[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-              next_offset: number | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -4515,17 +3557,14 @@ export interface operations {
       };
     };
   };
-  /**
-   * Start a run now: every prompt asked of every configured model; answered `queued`
-   * @description GET geo/runs shows its progress.
-   */
+  /** Start a run now: every prompt asked of every configured model */
   postApiV1SitesSiteIdGeoRuns: {
     parameters: {
       path: {
         siteId: string;
       };
     };
-    requestBody?: {
+    requestBody: {
       content: {
         "application/json": Record<string, never>;
       };
@@ -4534,28 +3573,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            id: string;
-            /** @enum {string} */
-            trigger: "manual" | "schedule";
-            /** @enum {string} */
-            status: "queued" | "running" | "succeeded" | "partial" | "failed";
-            scheduled_for: string | null;
-            models: string[];
-            prompts: number;
-            answers: {
-              total: number;
-              succeeded: number;
-              failed: number;
-              pending: number;
-            };
-            error: string | null;
-            /** Format: date-time */
-            created_at: string;
-            started_at: string | null;
-            finished_at: string | null;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -4628,48 +3646,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                /** Format: uuid */
-                id: string;
-                /** Format: uuid */
-                run_id: string;
-                prompt_id: string | null;
-                prompt: string;
-                model: string;
-                /** @enum {string} */
-                status: "pending" | "succeeded" | "failed";
-                text: string | null;
-                error: string | null;
-                brand: {
-                  mentioned: boolean;
-                  position: number | null;
-                };
-                mentions: ({
-                    name: string;
-                    /** @enum {string} */
-                    kind: "brand" | "competitor";
-                    position: number;
-                    count: number;
-                  })[];
-                citations: ({
-                    url: string;
-                    domain: string;
-                    /** @enum {string} */
-                    source: "annotation" | "text";
-                    own_domain: boolean;
-                  })[];
-                /** Format: date-time */
-                created_at: string;
-                answered_at: string | null;
-              })[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-              next_offset: number | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -4724,25 +3701,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: {
-                url: string;
-                domain: string;
-                own_domain: boolean;
-                answers: number;
-                models: string[];
-                /** Format: date-time */
-                first_cited_at: string;
-                /** Format: date-time */
-                last_cited_at: string;
-              }[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-              next_offset: number | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -4793,97 +3752,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: {
-              overall: {
-                answers: number;
-                mention_rate: {
-                  value: number | null;
-                  numerator: number;
-                  denominator: number;
-                };
-                share_of_voice: {
-                  value: number | null;
-                  numerator: number;
-                  denominator: number;
-                };
-                citation_rate: {
-                  value: number | null;
-                  numerator: number;
-                  denominator: number;
-                };
-                average_position: number | null;
-              };
-              models: {
-                [key: string]: {
-                  answers: number;
-                  mention_rate: {
-                    value: number | null;
-                    numerator: number;
-                    denominator: number;
-                  };
-                  share_of_voice: {
-                    value: number | null;
-                    numerator: number;
-                    denominator: number;
-                  };
-                  citation_rate: {
-                    value: number | null;
-                    numerator: number;
-                    denominator: number;
-                  };
-                  average_position: number | null;
-                };
-              };
-              entities: ({
-                  name: string;
-                  /** @enum {string} */
-                  kind: "brand" | "competitor";
-                  answers: number;
-                  mention_rate: {
-                    value: number | null;
-                    numerator: number;
-                    denominator: number;
-                  };
-                  average_position: number | null;
-                })[];
-              coverage: {
-                runs: {
-                  succeeded: number;
-                  partial: number;
-                  failed: number;
-                  in_progress: number;
-                  rate: {
-                    value: number | null;
-                    numerator: number;
-                    denominator: number;
-                  };
-                };
-                models: {
-                  configured: string[];
-                  answered: string[];
-                  rate: {
-                    value: number | null;
-                    numerator: number;
-                    denominator: number;
-                  };
-                };
-              };
-            };
-            window: {
-              /** Format: date-time */
-              from: string;
-              /** Format: date-time */
-              to: string;
-              tz: string;
-              days: number;
-            };
-            freshness: {
-              /** Format: date-time */
-              as_of: string;
-              last_answer_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -4934,60 +3803,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                /** Format: date */
-                day: string;
-                overall: {
-                  answers: number;
-                  mention_rate: {
-                    value: number | null;
-                    numerator: number;
-                    denominator: number;
-                  };
-                  share_of_voice: {
-                    value: number | null;
-                    numerator: number;
-                    denominator: number;
-                  };
-                  citation_rate: {
-                    value: number | null;
-                    numerator: number;
-                    denominator: number;
-                  };
-                  average_position: number | null;
-                };
-                models: {
-                  [key: string]: {
-                    answers: number;
-                    mention_rate: {
-                      value: number | null;
-                      numerator: number;
-                      denominator: number;
-                    };
-                    share_of_voice: {
-                      value: number | null;
-                      numerator: number;
-                      denominator: number;
-                    };
-                    citation_rate: {
-                      value: number | null;
-                      numerator: number;
-                      denominator: number;
-                    };
-                    average_position: number | null;
-                  };
-                };
-              })[];
-            window: {
-              /** Format: date-time */
-              from: string;
-              /** Format: date-time */
-              to: string;
-              tz: string;
-              days: number;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -5038,33 +3854,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: {
-              visits: number;
-              assistants: ({
-                  /** @enum {string} */
-                  assistant: "chatgpt" | "perplexity" | "claude" | "gemini" | "copilot";
-                  visits: number;
-                })[];
-              days: {
-                  /** Format: date */
-                  day: string;
-                  visits: number;
-                  /** @description visits per assistant id */
-                  assistants: {
-                    [key: string]: number;
-                  };
-                }[];
-            };
-            window: {
-              /** Format: date-time */
-              from: string;
-              /** Format: date-time */
-              to: string;
-              tz: string;
-              days: number;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -5116,33 +3906,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                /** Format: uuid */
-                id: string;
-                url: string;
-                final_url: string | null;
-                /** @enum {string} */
-                status: "running" | "completed" | "failed";
-                score: number | null;
-                checks: ({
-                    id: string;
-                    /** @enum {string} */
-                    status: "pass" | "warn" | "fail";
-                    detail: string;
-                  })[];
-                error: string | null;
-                /** Format: date-time */
-                created_at?: string;
-                completed_at: string | null;
-              })[];
-            pagination: {
-              limit: number;
-              offset: number;
-              total: number;
-              next_offset: number | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -5191,27 +3955,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                /** Format: uuid */
-                id: string;
-                url: string;
-                final_url: string | null;
-                /** @enum {string} */
-                status: "running" | "completed" | "failed";
-                score: number | null;
-                checks: ({
-                    id: string;
-                    /** @enum {string} */
-                    status: "pass" | "warn" | "fail";
-                    detail: string;
-                  })[];
-                error: string | null;
-                /** Format: date-time */
-                created_at?: string;
-                completed_at: string | null;
-              })[];
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -5246,10 +3990,7 @@ export interface operations {
       };
     };
   };
-  /**
-   * Audit a public page (needs an Idempotency-Key header of 8 to 100 characters)
-   * @description The key is claimed with the body's digest in one statement, so of two concurrent first requests one runs the audit and the other sees it running (409).
-   */
+  /** Audit a public page (needs an Idempotency-Key header of 8 to 100 characters) */
   postApiV1SitesSiteIdGeoAudits: {
     parameters: {
       path: {
@@ -5268,25 +4009,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            id: string;
-            url: string;
-            final_url: string | null;
-            /** @enum {string} */
-            status: "running" | "completed" | "failed";
-            score: number | null;
-            checks: ({
-                id: string;
-                /** @enum {string} */
-                status: "pass" | "warn" | "fail";
-                detail: string;
-              })[];
-            error: string | null;
-            /** Format: date-time */
-            created_at?: string;
-            completed_at: string | null;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -5364,77 +4087,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: {
-              visits: number;
-              visitors: number;
-              registrations: number;
-              activations: number;
-              active_users: number;
-              paid_orders: number;
-              receipts: {
-                [key: string]: number;
-              };
-              refunds: {
-                [key: string]: number;
-              };
-              net_revenue: {
-                [key: string]: number;
-              };
-              costs: {
-                [key: string]: number;
-              };
-              mrr: {
-                [key: string]: number;
-              };
-              uptime: {
-                ratio: number | null;
-                healthy: number;
-                degraded: number;
-                down: number;
-                unknown: number;
-              };
-            };
-            coverage: {
-              window: {
-                /** Format: date-time */
-                from: string;
-                /** Format: date-time */
-                to: string;
-                tz: string;
-                days: number;
-              };
-              families: {
-                [key: string]: {
-                  records: number;
-                  first_occurred_at: string | null;
-                  last_occurred_at: string | null;
-                  days_with_data: number;
-                  days_in_window: number;
-                };
-              };
-              /** @description per summary metric: whether raw records, summaries or both fed it */
-              metrics: {
-                [key: string]: {
-                  /** @enum {string} */
-                  source: "raw" | "summaries" | "raw+summaries" | "none";
-                  raw_days: number;
-                  summary_days: number;
-                };
-              };
-              summaries: {
-                used: number;
-                unused: number;
-              };
-            };
-            currencies: string[];
-            freshness: {
-              as_of: string | null;
-              lag_seconds: number;
-              pending_hours: number;
-              last_received_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -5488,89 +4141,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: {
-              channels: ({
-                  visits: number;
-                  registrations: number;
-                  activations: number;
-                  paid_orders: number;
-                  revenue: {
-                    [key: string]: number;
-                  };
-                  spend: {
-                    [key: string]: number;
-                  };
-                  cac: {
-                    [key: string]: number | null;
-                  };
-                  roas: {
-                    [key: string]: number | null;
-                  };
-                  channel: string | null;
-                })[];
-              campaigns: ({
-                  visits: number;
-                  registrations: number;
-                  activations: number;
-                  paid_orders: number;
-                  revenue: {
-                    [key: string]: number;
-                  };
-                  spend: {
-                    [key: string]: number;
-                  };
-                  cac: {
-                    [key: string]: number | null;
-                  };
-                  roas: {
-                    [key: string]: number | null;
-                  };
-                  campaign_id: string;
-                  name: string | null;
-                  channel: string | null;
-                })[];
-            };
-            coverage: {
-              window: {
-                /** Format: date-time */
-                from: string;
-                /** Format: date-time */
-                to: string;
-                tz: string;
-                days: number;
-              };
-              families: {
-                [key: string]: {
-                  records: number;
-                  first_occurred_at: string | null;
-                  last_occurred_at: string | null;
-                  days_with_data: number;
-                  days_in_window: number;
-                };
-              };
-              /** @description per summary metric: whether raw records, summaries or both fed it */
-              metrics: {
-                [key: string]: {
-                  /** @enum {string} */
-                  source: "raw" | "summaries" | "raw+summaries" | "none";
-                  raw_days: number;
-                  summary_days: number;
-                };
-              };
-              summaries: {
-                used: number;
-                unused: number;
-              };
-            };
-            currencies: string[];
-            freshness: {
-              as_of: string | null;
-              lag_seconds: number;
-              pending_hours: number;
-              last_received_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -5625,76 +4196,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: {
-              /** @enum {string} */
-              interval: "day" | "week" | "month";
-              buckets: {
-                  /** Format: date-time */
-                  start: string;
-                  /** Format: date-time */
-                  end: string;
-                  label: string;
-                  /** @description false: no record of any family and no summary on any of its days */
-                  observed: boolean;
-                  visits: number;
-                  registrations: number;
-                  activations: number;
-                  paid_orders: number;
-                  receipts: {
-                    [key: string]: number;
-                  };
-                  refunds: {
-                    [key: string]: number;
-                  };
-                  net_revenue: {
-                    [key: string]: number;
-                  };
-                  costs: {
-                    [key: string]: number;
-                  };
-                }[];
-            };
-            coverage: {
-              window: {
-                /** Format: date-time */
-                from: string;
-                /** Format: date-time */
-                to: string;
-                tz: string;
-                days: number;
-              };
-              families: {
-                [key: string]: {
-                  records: number;
-                  first_occurred_at: string | null;
-                  last_occurred_at: string | null;
-                  days_with_data: number;
-                  days_in_window: number;
-                };
-              };
-              /** @description per summary metric: whether raw records, summaries or both fed it */
-              metrics: {
-                [key: string]: {
-                  /** @enum {string} */
-                  source: "raw" | "summaries" | "raw+summaries" | "none";
-                  raw_days: number;
-                  summary_days: number;
-                };
-              };
-              summaries: {
-                used: number;
-                unused: number;
-              };
-            };
-            currencies: string[];
-            freshness: {
-              as_of: string | null;
-              lag_seconds: number;
-              pending_hours: number;
-              last_received_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -5748,92 +4250,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: {
-              receipts: {
-                [key: string]: number;
-              };
-              refunds: {
-                [key: string]: number;
-              };
-              net_revenue: {
-                [key: string]: number;
-              };
-              costs: {
-                total: {
-                  [key: string]: number;
-                };
-                by_category: {
-                  [key: string]: {
-                    [key: string]: number;
-                  };
-                };
-              };
-              expenses: {
-                total: {
-                  [key: string]: number;
-                };
-                by_scope: {
-                  [key: string]: {
-                    [key: string]: number;
-                  };
-                };
-              };
-              margin: {
-                [key: string]: number;
-              };
-              mrr: {
-                [key: string]: number;
-              };
-              arr: {
-                [key: string]: number;
-              };
-              subscriptions: {
-                active: number;
-                new: number;
-                churned: number;
-              };
-            };
-            coverage: {
-              window: {
-                /** Format: date-time */
-                from: string;
-                /** Format: date-time */
-                to: string;
-                tz: string;
-                days: number;
-              };
-              families: {
-                [key: string]: {
-                  records: number;
-                  first_occurred_at: string | null;
-                  last_occurred_at: string | null;
-                  days_with_data: number;
-                  days_in_window: number;
-                };
-              };
-              /** @description per summary metric: whether raw records, summaries or both fed it */
-              metrics: {
-                [key: string]: {
-                  /** @enum {string} */
-                  source: "raw" | "summaries" | "raw+summaries" | "none";
-                  raw_days: number;
-                  summary_days: number;
-                };
-              };
-              summaries: {
-                used: number;
-                unused: number;
-              };
-            };
-            currencies: string[];
-            freshness: {
-              as_of: string | null;
-              lag_seconds: number;
-              pending_hours: number;
-              last_received_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -5887,55 +4304,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: {
-              steps: ({
-                  step: string;
-                  users: number;
-                  conversion_from_previous: number | null;
-                })[];
-              overall_conversion: number | null;
-            };
-            coverage: {
-              window: {
-                /** Format: date-time */
-                from: string;
-                /** Format: date-time */
-                to: string;
-                tz: string;
-                days: number;
-              };
-              families: {
-                [key: string]: {
-                  records: number;
-                  first_occurred_at: string | null;
-                  last_occurred_at: string | null;
-                  days_with_data: number;
-                  days_in_window: number;
-                };
-              };
-              /** @description per summary metric: whether raw records, summaries or both fed it */
-              metrics: {
-                [key: string]: {
-                  /** @enum {string} */
-                  source: "raw" | "summaries" | "raw+summaries" | "none";
-                  raw_days: number;
-                  summary_days: number;
-                };
-              };
-              summaries: {
-                used: number;
-                unused: number;
-              };
-            };
-            currencies: string[];
-            freshness: {
-              as_of: string | null;
-              lag_seconds: number;
-              pending_hours: number;
-              last_received_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -5989,62 +4358,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: {
-              cohorts: ({
-                  label: string;
-                  /** Format: date-time */
-                  start: string;
-                  /** Format: date-time */
-                  end: string;
-                  users: number;
-                  weeks: ({
-                      offset: number;
-                      active_users: number;
-                      share: number | null;
-                    })[];
-                })[];
-            };
-            coverage: {
-              window: {
-                /** Format: date-time */
-                from: string;
-                /** Format: date-time */
-                to: string;
-                tz: string;
-                days: number;
-              };
-              families: {
-                [key: string]: {
-                  records: number;
-                  first_occurred_at: string | null;
-                  last_occurred_at: string | null;
-                  days_with_data: number;
-                  days_in_window: number;
-                };
-              };
-              /** @description per summary metric: whether raw records, summaries or both fed it */
-              metrics: {
-                [key: string]: {
-                  /** @enum {string} */
-                  source: "raw" | "summaries" | "raw+summaries" | "none";
-                  raw_days: number;
-                  summary_days: number;
-                };
-              };
-              summaries: {
-                used: number;
-                unused: number;
-              };
-            };
-            currencies: string[];
-            freshness: {
-              as_of: string | null;
-              lag_seconds: number;
-              pending_hours: number;
-              last_received_at: string | null;
-            };
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -6079,27 +4393,270 @@ export interface operations {
       };
     };
   };
+  /** The site's most recent exports, newest first */
+  getApiV1SitesSiteIdExports: {
+    parameters: {
+      query?: {
+        limit?: string;
+      };
+      path: {
+        siteId: string;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": Record<string, never>;
+        };
+      };
+      /** @description Request body is not valid JSON */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Login or credential required */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Insufficient scope */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests */
+      429: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Persistence unavailable */
+      503: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Start an export of a record family or an analytics view into a CSV or NDJSON file
+   * @description Answers the export, `queued`; a worker makes the file. The window parameters are those of the reads: `from`/`to` on occurred_at for records (default all), `from`/`to`/`tz`/`interval` as for GET analytics/<view> (the default window ends when the export is asked for). Poll GET …/exports/{exportId}; download from its `downloadUrl`, kept EXPORT_TTL_HOURS (default 24).
+   */
+  postApiV1SitesSiteIdExports: {
+    parameters: {
+      path: {
+        siteId: string;
+      };
+    };
+    requestBody: {
+      content: {
+        "application/json": OneOf<[{
+          /** @constant */
+          kind: "records";
+          /** @enum {string} */
+          resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
+          /** @enum {string} */
+          format: "csv" | "ndjson";
+          from?: string;
+          to?: string;
+        }, {
+          /** @constant */
+          kind: "analytics";
+          /** @enum {string} */
+          view: "overview" | "acquisition" | "timeseries" | "finance" | "funnel" | "retention";
+          /** @enum {string} */
+          format: "csv" | "ndjson";
+          from?: string;
+          to?: string;
+          tz?: string;
+          /** @enum {string} */
+          interval?: "day" | "week" | "month";
+        }]>;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": Record<string, never>;
+        };
+      };
+      /** @description Request body is not valid JSON */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Login or credential required */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Insufficient scope */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Request body too large */
+      413: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Content-Type must be application/json */
+      415: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests */
+      429: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Persistence unavailable */
+      503: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /** An export: its state (queued, running, completed, failed, expired), progress and download URL */
+  getApiV1SitesSiteIdExportsExportId: {
+    parameters: {
+      path: {
+        siteId: string;
+        exportId: string;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": Record<string, never>;
+        };
+      };
+      /** @description Request body is not valid JSON */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Login or credential required */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Insufficient scope */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests */
+      429: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Persistence unavailable */
+      503: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * An export's file (text/csv or application/x-ndjson), streamed
+   * @description A credential also needs the scope that reads the exported data. 409 while the file is being made or when the export failed; 410 once it expired.
+   */
+  getApiV1SitesSiteIdExportsExportIdDownload: {
+    parameters: {
+      path: {
+        siteId: string;
+        exportId: string;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": Record<string, never>;
+        };
+      };
+      /** @description Request body is not valid JSON */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Login or credential required */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Insufficient scope */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Not found */
+      404: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Batch id reused with other records */
+      409: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description The export file was deleted after its retention time */
+      410: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests */
+      429: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Persistence unavailable */
+      503: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
   /** Every upstream channel (never its API key) */
   getApiV1RelayChannels: {
     responses: {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                /** Format: uuid */
-                id: string;
-                name: string;
-                baseUrl: string;
-                models: string[];
-                protocols: ("responses" | "chat" | "embeddings")[];
-                priority: number;
-                weight: number;
-                enabled: boolean;
-                /** Format: date-time */
-                createdAt: string;
-              })[];
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Login or credential required */
@@ -6158,10 +4715,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            id: string;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -6217,26 +4771,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                id: string;
-                efforts: string[] | null;
-                kind: ("chat" | "embedding") | null;
-                allowUnpriced: boolean;
-                price: {
-                  model: string;
-                  currency: string;
-                  /** Format: date-time */
-                  effectiveAt: string;
-                  /** @description decimal amount, e.g. "0.15" */
-                  input: string;
-                  /** @description decimal amount, e.g. "0.15" */
-                  cachedInput: string;
-                  /** @description decimal amount, e.g. "0.15" */
-                  output: string;
-                } | null;
-              })[];
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Login or credential required */
@@ -6293,13 +4828,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            id: string;
-            efforts: string[];
-            /** @enum {string} */
-            kind: "chat" | "embedding";
-            allowUnpriced: boolean;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -6357,20 +4886,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: {
-                model: string;
-                currency: string;
-                /** Format: date-time */
-                effectiveAt: string;
-                /** @description decimal amount, e.g. "0.15" */
-                input: string;
-                /** @description decimal amount, e.g. "0.15" */
-                cachedInput: string;
-                /** @description decimal amount, e.g. "0.15" */
-                output: string;
-              }[];
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -6427,18 +4943,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            model: string;
-            currency: string;
-            /** Format: date-time */
-            effectiveAt: string;
-            /** @description decimal amount, e.g. "0.15" */
-            input: string;
-            /** @description decimal amount, e.g. "0.15" */
-            cachedInput: string;
-            /** @description decimal amount, e.g. "0.15" */
-            output: string;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -6491,19 +4996,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                name: string;
-                /** @description model ids, or ["*"] for every model */
-                models: string[];
-                requestsPerMinute: number | null;
-                tokensPerMinute: number | null;
-                /** Format: date-time */
-                createdAt: string;
-                /** Format: date-time */
-                updatedAt: string;
-              })[];
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Login or credential required */
@@ -6554,17 +5047,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            name: string;
-            /** @description model ids, or ["*"] for every model */
-            models: string[];
-            requestsPerMinute: number | null;
-            tokensPerMinute: number | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -6629,11 +5112,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            accountId: string;
-            group: string;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -6692,17 +5171,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            name: string;
-            /** @description model ids, or ["*"] for every model */
-            models: string[];
-            requestsPerMinute: number | null;
-            tokensPerMinute: number | null;
-            /** Format: date-time */
-            createdAt: string;
-            /** Format: date-time */
-            updatedAt: string;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Login or credential required */
@@ -6737,29 +5206,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            data: ({
-                /** Format: uuid */
-                id: string;
-                name: string;
-                prefix: string;
-                models: string[];
-                requestsPerMinute: number | null;
-                tokensPerMinute: number | null;
-                budget: ({
-                  /** @description decimal amount, e.g. "0.15" */
-                  amount: string;
-                  currency: string;
-                  /** @enum {string} */
-                  period: "day" | "month" | "total";
-                }) | null;
-                expiresAt: string | null;
-                siteId: string | null;
-                /** Format: date-time */
-                createdAt: string;
-                disabledAt: string | null;
-              })[];
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Login or credential required */
@@ -6816,29 +5263,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            prefix: string;
-            models: string[];
-            requestsPerMinute: number | null;
-            tokensPerMinute: number | null;
-            budget: ({
-              /** @description decimal amount, e.g. "0.15" */
-              amount: string;
-              currency: string;
-              /** @enum {string} */
-              period: "day" | "month" | "total";
-            }) | null;
-            expiresAt: string | null;
-            siteId: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            disabledAt: string | null;
-            /** @description `sk-…`, shown once, in this answer only */
-            key: string;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -6896,27 +5321,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            prefix: string;
-            models: string[];
-            requestsPerMinute: number | null;
-            tokensPerMinute: number | null;
-            budget: ({
-              /** @description decimal amount, e.g. "0.15" */
-              amount: string;
-              currency: string;
-              /** @enum {string} */
-              period: "day" | "month" | "total";
-            }) | null;
-            expiresAt: string | null;
-            siteId: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            disabledAt: string | null;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Login or credential required */
@@ -6983,27 +5388,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** Format: uuid */
-            id: string;
-            name: string;
-            prefix: string;
-            models: string[];
-            requestsPerMinute: number | null;
-            tokensPerMinute: number | null;
-            budget: ({
-              /** @description decimal amount, e.g. "0.15" */
-              amount: string;
-              currency: string;
-              /** @enum {string} */
-              period: "day" | "month" | "total";
-            }) | null;
-            expiresAt: string | null;
-            siteId: string | null;
-            /** Format: date-time */
-            createdAt: string;
-            disabledAt: string | null;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -7057,232 +5442,6 @@ export interface operations {
     };
   };
   /**
-   * Usage and spend of the caller's relay keys
-   * @description Per local day (in `tz`), key and model, and per day over all of them: calls, errors, tokens of each kind, cost per currency (calls to unpriced models counted apart), p50/p95 time to first byte and duration. The window takes the analytics views’ `from`, `to` and `tz`.
-   */
-  getApiV1MeRelayUsage: {
-    parameters: {
-      query?: {
-        from?: string;
-        to?: string;
-        tz?: string;
-        keyId?: string;
-        model?: string;
-      };
-    };
-    responses: {
-      /** @description Success */
-      200: {
-        content: {
-          "application/json": {
-            window: {
-              from: string;
-              to: string;
-              tz: string;
-              days: number;
-            };
-            days: string[];
-            totals: ({
-                day: string;
-                calls: number;
-                errors: number;
-                cancelled: number;
-                tokens: {
-                  input: number;
-                  cached: number;
-                  output: number;
-                  reasoning: number;
-                };
-                cost: {
-                  [key: string]: string;
-                };
-                unpricedCalls: number;
-                ttfbMs: {
-                  p50: number;
-                  p95: number;
-                } | null;
-                durationMs: {
-                  p50: number;
-                  p95: number;
-                };
-              })[];
-            rows: ({
-                day: string;
-                calls: number;
-                errors: number;
-                cancelled: number;
-                tokens: {
-                  input: number;
-                  cached: number;
-                  output: number;
-                  reasoning: number;
-                };
-                cost: {
-                  [key: string]: string;
-                };
-                unpricedCalls: number;
-                ttfbMs: {
-                  p50: number;
-                  p95: number;
-                } | null;
-                durationMs: {
-                  p50: number;
-                  p95: number;
-                };
-                /** Format: uuid */
-                keyId: string;
-                keyName: string;
-                model: string;
-              })[];
-          };
-        };
-      };
-      /** @description Request body is not valid JSON */
-      400: {
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-      /** @description Login or credential required */
-      401: {
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-      /** @description Insufficient scope */
-      403: {
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-      /** @description Too many requests */
-      429: {
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-      /** @description Persistence unavailable */
-      503: {
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-    };
-  };
-  /**
-   * Usage and spend of every relay key (platform admin only)
-   * @description Per local day (in `tz`), key and model, and per day over all of them: calls, errors, tokens of each kind, cost per currency (calls to unpriced models counted apart), p50/p95 time to first byte and duration. The window takes the analytics views’ `from`, `to` and `tz`.
-   */
-  getApiV1RelayUsage: {
-    parameters: {
-      query?: {
-        from?: string;
-        to?: string;
-        tz?: string;
-        keyId?: string;
-        model?: string;
-      };
-    };
-    responses: {
-      /** @description Success */
-      200: {
-        content: {
-          "application/json": {
-            window: {
-              from: string;
-              to: string;
-              tz: string;
-              days: number;
-            };
-            days: string[];
-            totals: ({
-                day: string;
-                calls: number;
-                errors: number;
-                cancelled: number;
-                tokens: {
-                  input: number;
-                  cached: number;
-                  output: number;
-                  reasoning: number;
-                };
-                cost: {
-                  [key: string]: string;
-                };
-                unpricedCalls: number;
-                ttfbMs: {
-                  p50: number;
-                  p95: number;
-                } | null;
-                durationMs: {
-                  p50: number;
-                  p95: number;
-                };
-              })[];
-            rows: ({
-                day: string;
-                calls: number;
-                errors: number;
-                cancelled: number;
-                tokens: {
-                  input: number;
-                  cached: number;
-                  output: number;
-                  reasoning: number;
-                };
-                cost: {
-                  [key: string]: string;
-                };
-                unpricedCalls: number;
-                ttfbMs: {
-                  p50: number;
-                  p95: number;
-                } | null;
-                durationMs: {
-                  p50: number;
-                  p95: number;
-                };
-                /** Format: uuid */
-                keyId: string;
-                keyName: string;
-                model: string;
-              })[];
-          };
-        };
-      };
-      /** @description Request body is not valid JSON */
-      400: {
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-      /** @description Login or credential required */
-      401: {
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-      /** @description Insufficient scope */
-      403: {
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-      /** @description Too many requests */
-      429: {
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-      /** @description Persistence unavailable */
-      503: {
-        content: {
-          "application/problem+json": components["schemas"]["Problem"];
-        };
-      };
-    };
-  };
-  /**
    * Create a model response (Responses protocol)
    * @description Forwarded as sent to a channel speaking Responses, converted for a chat-only channel; `stream: true` answers server-sent events.
    */
@@ -7307,7 +5466,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": unknown;
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -7395,7 +5554,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": unknown;
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -7475,7 +5634,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": unknown;
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -7546,17 +5705,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            /** @constant */
-            object: "list";
-            data: {
-                id: string;
-                /** @constant */
-                object: "model";
-                created: number;
-                owned_by: string;
-              }[];
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -7596,13 +5745,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": {
-            id: string;
-            /** @constant */
-            object: "model";
-            created: number;
-            owned_by: string;
-          };
+          "application/json": Record<string, never>;
         };
       };
       /** @description Request body is not valid JSON */
@@ -7637,7 +5780,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": unknown;
+          "application/json": Record<string, never>;
         };
       };
     };

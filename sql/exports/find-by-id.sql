@@ -1,0 +1,2 @@
+-- One export, for its worker. Takes ${id}.
+SELECT * FROM exports WHERE id = ${id}
