@@ -5,6 +5,7 @@ import { ErrorNote, ExternalLink, Loading, ReviewBadge } from '../ui/bits.tsx';
 import { lazyPage } from '../ui/lazy-page.ts';
 import { useLoad } from '../ui/use-load.ts';
 import { Credentials } from './Credentials.tsx';
+import { Exports } from './Exports.tsx';
 import { Ingest } from './Ingest.tsx';
 import { Records } from './Records.tsx';
 import { SiteSettings } from './SiteSettings.tsx';
@@ -18,6 +19,7 @@ const TABS = [
   ['geo', 'GEO'],
   ['ingest', 'Ingest'],
   ['records', 'Records'],
+  ['exports', 'Exports'],
   ['credentials', 'Credentials'],
   ['settings', 'Settings'],
 ] as const;
@@ -57,6 +59,9 @@ export default function SitePages() {
           </Route>
           <Route path="/sites/:siteId/records">
             <Records siteId={siteId} />
+          </Route>
+          <Route path="/sites/:siteId/exports">
+            <Exports siteId={siteId} />
           </Route>
           <Route path="/sites/:siteId/credentials">
             <Credentials siteId={siteId} />
