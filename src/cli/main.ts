@@ -13,6 +13,7 @@ const COMMANDS: Record<string, () => Promise<{ command: Command }>> = {
   'account group': () => import('./commands/account-group.ts'),
   'session create': () => import('./commands/session-create.ts'),
   'site review': () => import('./commands/site-review.ts'),
+  import: () => import('./commands/import.ts'),
   'relay channel add': () => import('./commands/relay-channel-add.ts'),
   'relay model set': () => import('./commands/relay-model-set.ts'),
   'relay group set': () => import('./commands/relay-group-set.ts'),

@@ -154,8 +154,10 @@ export class RadarClient extends EventEmitter {
     if (!parsed.success) throw new RecordInvalidError(resource, parsed.error);
     while (this.#held >= this.#o.maxBufferedRecords) {
       if (this.#o.whenFull === 'reject') throw new BufferFullError(this.#o.maxBufferedRecords);
-      // Waiting must make progress: partial buffers go out now instead of at the next tick.
-      this.#formAll();
+      // Waiting must make progress. With a batch in flight, room comes when it is answered;
+      // with none, only partial buffers of several resources are held: they go out now. Not
+      // forming them otherwise keeps batches at fixed positions (the importer's batch ids).
+      if (this.#active === 0 && this.#queue.length === 0) this.#formAll();
       await new Promise<void>((resolve) => this.#roomWaiters.push(resolve));
       if (this.#closed) throw new Error('RadarClient is shut down');
     }

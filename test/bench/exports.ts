@@ -13,18 +13,11 @@
  *
  * Same-run ratios matter more than absolute figures: peak RSS of the full export vs the tenth.
  */
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { Redis } from 'ioredis';
-import { insertAccount } from '../../src/accounts/repo.ts';
-import { openSession } from '../../src/auth/sessions.ts';
-import { createDb } from '../../src/db/connection.ts';
-import { migrate } from '../../src/db/migrate.ts';
-import { insertSite } from '../../src/sites/repo.ts';
 import { eventually } from '../helpers/eventually.ts';
-import { freePort } from '../helpers/ports.ts';
-import { spawnRadar, type RadarProcess } from '../helpers/processes.ts';
-import { envNumber, PG_BASE, REDIS_URL } from './env.ts';
+import type { RadarProcess } from '../helpers/processes.ts';
+import { benchCluster } from './cluster.ts';
+import { envNumber } from './env.ts';
 
 const ROWS = envNumber('BENCH_EXPORT_ROWS', 1_000_000, 'count');
 const FORMAT = process.env.BENCH_EXPORT_FORMAT === 'ndjson' ? 'ndjson' : 'csv';
@@ -61,27 +54,9 @@ function rssSampler(procs: Record<string, RadarProcess>) {
 }
 
 async function main() {
-  const tag = `bench_exports_${randomBytes(3).toString('hex')}`;
-  const url = new URL(PG_BASE);
-  url.pathname = `/${tag}`;
-  await migrate(url.toString());
-  const db = createDb({ url: url.toString(), poolSize: 2, applicationName: 'bench-exports' });
-  const procs: RadarProcess[] = [];
+  const c = await benchCluster('exports', 'exports');
+  const { db, base, siteId } = c;
   try {
-    const account = await insertAccount(db, {
-      email: `${tag}@example.com`,
-      name: null,
-      passwordHash: null,
-      admin: false,
-    });
-    const site = await insertSite(db, account.id, {
-      name: 'Bench',
-      websiteUrl: 'https://bench.example',
-      description: 'exports',
-      category: 'api',
-      publicMetrics: false,
-    });
-    const session = await openSession(db, account.id, 2);
     let t0 = performance.now();
     for (let lo = 0; lo < ROWS; lo += LOAD_CHUNK) {
       const hi = Math.min(ROWS, lo + LOAD_CHUNK) - 1;
@@ -96,44 +71,25 @@ async function main() {
            '\\x00', 'bench', now()
          FROM (SELECT i, 'evt_' || lpad(i::text, 9, '0') AS id, to_timestamp($(start) + i * 2) AS t
                FROM generate_series($(lo)::bigint, $(hi)::bigint) AS i) x`,
-        { site: site.id, start: START, lo, hi },
+        { site: siteId, start: START, lo, hi },
       );
     }
     await db.none('ANALYZE ingest_events');
     log(`loaded ${ROWS.toLocaleString()} events in ${Math.round(performance.now() - t0)} ms`);
-
-    const port = await freePort();
-    const env = {
-      DATABASE_URL: url.toString(),
-      REDIS_URL,
-      QUEUE_PREFIX: tag,
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
-      DATABASE_POOL_SIZE: '4',
-    };
-    const door = await spawnRadar(['serve'], { ...env, LOG_LEVEL: 'info' });
-    procs.push(door);
-    const worker = await spawnRadar(['work', '--queues', 'exports'], { ...env, LOG_LEVEL: 'info' });
-    procs.push(worker);
-    const base = `http://127.0.0.1:${port}`;
-    const headers = {
-      cookie: `__Host-radar_session=${session.token}`,
-      origin: base,
-      'content-type': 'application/json',
-    };
-    const sampler = rssSampler({ 'front door': door, worker });
+    const headers = { cookie: `__Host-radar_session=${c.session}`, origin: base, 'content-type': 'application/json' };
+    const sampler = rssSampler({ 'front door': c.door, worker: c.worker });
 
     const exportOf = async (label: string, window: { to?: string }) => {
       sampler.start();
       t0 = performance.now();
-      const created = await fetch(`${base}/api/v1/sites/${site.id}/exports`, {
+      const created = await fetch(`${base}/api/v1/sites/${siteId}/exports`, {
         method: 'POST',
         headers,
         body: JSON.stringify({ kind: 'records', resource: 'events', format: FORMAT, ...window }),
       }).then((r) => r.json() as Promise<{ id: string }>);
       const done = await eventually(
         async () => {
-          const e = (await fetch(`${base}/api/v1/sites/${site.id}/exports/${created.id}`, { headers }).then((r) =>
+          const e = (await fetch(`${base}/api/v1/sites/${siteId}/exports/${created.id}`, { headers }).then((r) =>
             r.json(),
           )) as { status: string; rowsDone: number; bytes: number; downloadUrl: string };
           if (e.status === 'failed') throw new Error(JSON.stringify(e));
@@ -189,19 +145,7 @@ async function main() {
         `front door (download) ${(full.fastPeak['front door']! / tenth.fastPeak['front door']!).toFixed(2)}×`,
     );
   } finally {
-    for (const p of procs) await p.kill('SIGTERM').catch(() => undefined);
-    await db.$pool.end();
-    const admin = createDb({ url: PG_BASE, poolSize: 1, applicationName: 'bench-exports-cleanup' });
-    await admin.none('DROP DATABASE IF EXISTS $1:name WITH (FORCE)', [tag]);
-    await admin.$pool.end();
-    const redis = new Redis(REDIS_URL);
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${tag}:*`, 'COUNT', 1000);
-      if (keys.length) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-    redis.disconnect();
+    await c.close();
   }
 }
 
