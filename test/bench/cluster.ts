@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { insertAccount } from '../../src/accounts/repo.ts';
 import { openSession } from '../../src/auth/sessions.ts';
 import { createDb, type Db } from '../../src/db/connection.ts';
@@ -7,6 +6,7 @@ import { migrate } from '../../src/db/migrate.ts';
 import { insertSite } from '../../src/sites/repo.ts';
 import { freePort } from '../helpers/ports.ts';
 import { spawnRadar, type RadarProcess } from '../helpers/processes.ts';
+import { deleteRedisKeys } from '../helpers/services.ts';
 import { PG_BASE, REDIS_URL } from './env.ts';
 
 export interface BenchCluster {
@@ -41,14 +41,7 @@ export async function benchCluster(name: string, queues: string): Promise<BenchC
     const admin = createDb({ url: PG_BASE, poolSize: 1, applicationName: `bench-${name}-cleanup` });
     await admin.none('DROP DATABASE IF EXISTS $1:name WITH (FORCE)', [tag]);
     await admin.$pool.end();
-    const redis = new Redis(REDIS_URL);
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${tag}:*`, 'COUNT', 1000);
-      if (keys.length) await redis.del(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-    redis.disconnect();
+    await deleteRedisKeys(REDIS_URL, tag);
   };
   try {
     const account = await insertAccount(db, {

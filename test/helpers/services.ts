@@ -75,17 +75,22 @@ export async function testServices(
         await admin.$pool.end();
       }
       // The shared Redis: a fault test's private one goes away with its data directory.
-      const redis = new Redis(REDIS_URL);
-      try {
-        let cursor = '0';
-        do {
-          const [next, keys] = await redis.scan(cursor, 'MATCH', `${tag}:*`, 'COUNT', 1000);
-          if (keys.length) await redis.del(...keys);
-          cursor = next;
-        } while (cursor !== '0');
-      } finally {
-        redis.disconnect();
-      }
+      await deleteRedisKeys(REDIS_URL, tag);
     },
   };
+}
+
+/** Deletes every key under `prefix:` (a test's or a benchmark's queues), and nothing else. */
+export async function deleteRedisKeys(url: string, prefix: string): Promise<void> {
+  const redis = new Redis(url);
+  try {
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      if (keys.length) await redis.del(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+  } finally {
+    redis.disconnect();
+  }
 }
