@@ -13,7 +13,7 @@ import { enqueue, JOBS } from '../queues/catalog.ts';
 import { READ_SCOPE } from '../records/routes.ts';
 import { streamExport } from './download.ts';
 import { failExport, findExport, insertExport, recentExports } from './repo.ts';
-import { ExportRequestSchema, presentExport, type ExportRequest } from './schemas.ts';
+import { ExportAnswer, ExportRequestSchema, presentExport, type ExportRequest } from './schemas.ts';
 
 const ListQuerySchema = z.strictObject({
   limit: z
@@ -60,6 +60,7 @@ export const exportRoutes: Route[] = [
         'Answers the export, `queued`; a worker makes the file. The window parameters are those of the reads: `from`/`to` on occurred_at for records (default all), `from`/`to`/`tz`/`interval` as for GET analytics/<view> (the default window ends when the export is asked for). Poll GET …/exports/{exportId}; download from its `downloadUrl`, kept EXPORT_TTL_HOURS (default 24).',
       tags: ['exports'],
       body: ExportRequestSchema,
+      response: ExportAnswer,
       errors: [503],
     },
     handler: async (ctx, app) => {
@@ -87,7 +88,12 @@ export const exportRoutes: Route[] = [
     method: 'GET',
     path: '/api/v1/sites/:siteId/exports',
     auth: { kind: 'business', scopes: ['exports:read'] },
-    docs: { summary: "The site's most recent exports, newest first", tags: ['exports'], query: ListQuerySchema },
+    docs: {
+      summary: "The site's most recent exports, newest first",
+      tags: ['exports'],
+      query: ListQuerySchema,
+      response: z.strictObject({ data: z.array(ExportAnswer) }),
+    },
     handler: async (ctx, app) => {
       const { limit } = parseQuery(ListQuerySchema, ctx);
       const rows = await recentExports(app.db, ctx.params.siteId!.toLowerCase(), limit);
@@ -101,6 +107,7 @@ export const exportRoutes: Route[] = [
     docs: {
       summary: 'An export: its state (queued, running, completed, failed, expired), progress and download URL',
       tags: ['exports'],
+      response: ExportAnswer,
       errors: [404],
     },
     handler: async (ctx, app) => ({ body: presentExport(await exportOf(ctx, app)) }),

@@ -38,7 +38,33 @@ const AnalyticsExportSchema = z
 export const ExportRequestSchema = z.discriminatedUnion('kind', [RecordsExportSchema, AnalyticsExportSchema]);
 export type ExportRequest = z.output<typeof ExportRequestSchema>;
 
-export type ExportStatus = 'queued' | 'running' | 'completed' | 'failed' | 'expired';
+export const EXPORT_STATUSES = ['queued', 'running', 'completed', 'failed', 'expired'] as const;
+export type ExportStatus = (typeof EXPORT_STATUSES)[number];
+
+const Instant = z.string().describe('UTC, ISO 8601 with Z');
+
+/**
+ * An export as the API answers it. `rowsTotal` is counted when the job starts (null while
+ * queued), so `rowsDone / rowsTotal` is the progress; `downloadUrl` is set while the file exists.
+ */
+export const ExportAnswer = z.strictObject({
+  id: z.uuid(),
+  siteId: z.uuid(),
+  request: ExportRequestSchema,
+  status: z.enum(EXPORT_STATUSES),
+  rowsDone: z.int(),
+  rowsTotal: z.int().nullable(),
+  bytes: z.int(),
+  downloadUrl: z.string().nullable(),
+  /** An analytics export's coverage, currencies and freshness. */
+  meta: z.record(z.string(), z.unknown()).nullable(),
+  error: z.strictObject({ code: z.string(), detail: z.string() }).nullable(),
+  createdAt: Instant,
+  startedAt: Instant.nullable(),
+  completedAt: Instant.nullable(),
+  expiresAt: Instant.nullable(),
+});
+export type ExportAnswer = z.input<typeof ExportAnswer>;
 
 /** A row of `exports` (sql/migrations/0025_exports.sql). */
 export interface ExportRow {
@@ -64,11 +90,7 @@ export function downloadPath(row: Pick<ExportRow, 'id' | 'site_id'>): string {
   return `/api/v1/sites/${row.site_id}/exports/${row.id}/download`;
 }
 
-/**
- * An export as the API shows it. `rowsTotal` is counted when the job starts (null while
- * queued), so `rowsDone / rowsTotal` is the progress; `downloadUrl` is set while the file exists.
- */
-export function presentExport(row: ExportRow) {
+export function presentExport(row: ExportRow): ExportAnswer {
   return {
     id: row.id,
     siteId: row.site_id,

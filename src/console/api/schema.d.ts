@@ -4407,7 +4407,54 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                siteId: string;
+                request: OneOf<[{
+                  /** @constant */
+                  kind: "records";
+                  /** @enum {string} */
+                  resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
+                  /** @enum {string} */
+                  format: "csv" | "ndjson";
+                  from?: string;
+                  to?: string;
+                }, {
+                  /** @constant */
+                  kind: "analytics";
+                  /** @enum {string} */
+                  view: "overview" | "acquisition" | "timeseries" | "finance" | "funnel" | "retention";
+                  /** @enum {string} */
+                  format: "csv" | "ndjson";
+                  from?: string;
+                  to?: string;
+                  tz?: string;
+                  /** @enum {string} */
+                  interval?: "day" | "week" | "month";
+                }]>;
+                /** @enum {string} */
+                status: "queued" | "running" | "completed" | "failed" | "expired";
+                rowsDone: number;
+                rowsTotal: number | null;
+                bytes: number;
+                downloadUrl: string | null;
+                meta: {
+                  [key: string]: unknown;
+                } | null;
+                error: {
+                  code: string;
+                  detail: string;
+                } | null;
+                /** @description UTC, ISO 8601 with Z */
+                createdAt: string;
+                startedAt: string | null;
+                completedAt: string | null;
+                expiresAt: string | null;
+              })[];
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -4482,7 +4529,52 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            request: OneOf<[{
+              /** @constant */
+              kind: "records";
+              /** @enum {string} */
+              resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
+              /** @enum {string} */
+              format: "csv" | "ndjson";
+              from?: string;
+              to?: string;
+            }, {
+              /** @constant */
+              kind: "analytics";
+              /** @enum {string} */
+              view: "overview" | "acquisition" | "timeseries" | "finance" | "funnel" | "retention";
+              /** @enum {string} */
+              format: "csv" | "ndjson";
+              from?: string;
+              to?: string;
+              tz?: string;
+              /** @enum {string} */
+              interval?: "day" | "week" | "month";
+            }]>;
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "failed" | "expired";
+            rowsDone: number;
+            rowsTotal: number | null;
+            bytes: number;
+            downloadUrl: string | null;
+            meta: {
+              [key: string]: unknown;
+            } | null;
+            error: {
+              code: string;
+              detail: string;
+            } | null;
+            /** @description UTC, ISO 8601 with Z */
+            createdAt: string;
+            startedAt: string | null;
+            completedAt: string | null;
+            expiresAt: string | null;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -4541,7 +4633,52 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            siteId: string;
+            request: OneOf<[{
+              /** @constant */
+              kind: "records";
+              /** @enum {string} */
+              resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
+              /** @enum {string} */
+              format: "csv" | "ndjson";
+              from?: string;
+              to?: string;
+            }, {
+              /** @constant */
+              kind: "analytics";
+              /** @enum {string} */
+              view: "overview" | "acquisition" | "timeseries" | "finance" | "funnel" | "retention";
+              /** @enum {string} */
+              format: "csv" | "ndjson";
+              from?: string;
+              to?: string;
+              tz?: string;
+              /** @enum {string} */
+              interval?: "day" | "week" | "month";
+            }]>;
+            /** @enum {string} */
+            status: "queued" | "running" | "completed" | "failed" | "expired";
+            rowsDone: number;
+            rowsTotal: number | null;
+            bytes: number;
+            downloadUrl: string | null;
+            meta: {
+              [key: string]: unknown;
+            } | null;
+            error: {
+              code: string;
+              detail: string;
+            } | null;
+            /** @description UTC, ISO 8601 with Z */
+            createdAt: string;
+            startedAt: string | null;
+            completedAt: string | null;
+            expiresAt: string | null;
+          };
         };
       };
       /** @description Request body is not valid JSON */

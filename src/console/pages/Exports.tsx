@@ -18,19 +18,8 @@ const VIEWS = [
   'retention',
 ] as const satisfies readonly AnalyticsView[];
 
-/** An export as GET …/exports/{exportId} shows it (README "Exports"). */
-interface ExportInfo {
-  id: string;
-  request: ExportBody;
-  status: 'queued' | 'running' | 'completed' | 'failed' | 'expired';
-  rowsDone: number;
-  rowsTotal: number | null;
-  bytes: number;
-  downloadUrl: string | null;
-  error: { code: string; detail: string } | null;
-  createdAt: string;
-  expiresAt: string | null;
-}
+/** An export as GET …/exports/{exportId} answers it. */
+type ExportInfo = operations['getApiV1SitesSiteIdExportsExportId']['responses'][200]['content']['application/json'];
 
 /** While an export is being made, its progress is asked for this often. */
 const WATCH_EVERY_MS = 1000;
