@@ -19,7 +19,11 @@ function fileName(row: ExportRow): string {
  * chunk of memory, whatever the file's size. A file cut short (it expired mid-download) ends
  * in a broken connection, never in a silently truncated answer.
  */
-export async function streamExport(ctx: RequestContext, app: AppContext, row: ExportRow): Promise<void> {
+export async function streamExport(
+  ctx: Pick<RequestContext, 'reply' | 'responseHeaders' | 'id' | 'log'>,
+  app: AppContext,
+  row: ExportRow,
+): Promise<void> {
   const { reply } = ctx;
   reply.beginStream(
     200,

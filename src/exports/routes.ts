@@ -6,9 +6,7 @@ import type { AppContext } from '../app-context.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Scope } from '../auth/scopes.ts';
 import { HttpError, unavailable } from '../errors/http-error.ts';
-import { uuidParam } from '../http/params.ts';
-import { route, type Route } from '../http/route.ts';
-import { parseBody, parseQuery } from '../http/validate.ts';
+import { route, Uuid, type Route } from '../http/route.ts';
 import { enqueue, JOBS } from '../queues/catalog.ts';
 import { READ_SCOPE } from '../records/routes.ts';
 import { streamExport } from './download.ts';
@@ -43,8 +41,10 @@ function assertMayRead(principal: Principal, request: ExportRequest): void {
     });
 }
 
-async function exportOf(ctx: Parameters<Route['handler']>[0], app: AppContext) {
-  const row = await findExport(app.db, ctx.params.siteId!.toLowerCase(), uuidParam(ctx, 'exportId').toLowerCase());
+const ExportParams = z.object({ exportId: Uuid });
+
+async function exportOf(params: { siteId: string; exportId: string }, app: AppContext) {
+  const row = await findExport(app.db, params.siteId, params.exportId.toLowerCase());
   if (!row) throw new HttpError('not_found', { detail: 'no such export on this site' });
   return row;
 }
@@ -54,22 +54,22 @@ export const exportRoutes: Route[] = [
     method: 'POST',
     path: '/api/v1/sites/:siteId/exports',
     auth: { kind: 'business', scopes: ['exports:create'] },
+    body: ExportRequestSchema,
+    response: ExportAnswer,
     docs: {
       summary: 'Start an export of a record family or an analytics view into a CSV or NDJSON file',
       description:
         'Answers the export, `queued`; a worker makes the file. The window parameters are those of the reads: `from`/`to` on occurred_at for records (default all), `from`/`to`/`tz`/`interval` as for GET analytics/<view> (the default window ends when the export is asked for). Poll GET …/exports/{exportId}; download from its `downloadUrl`, kept EXPORT_TTL_HOURS (default 24).',
       tags: ['exports'],
-      body: ExportRequestSchema,
-      response: ExportAnswer,
       errors: [503],
     },
     handler: async (ctx, app) => {
-      const request = parseBody(ExportRequestSchema, ctx);
+      const request = ctx.body;
       if (request.kind === 'analytics') {
         // A window the view would refuse is refused now, not by the worker later.
         resolveWindow(request, app.config.RADAR_TZ, Date.now());
       }
-      const row = await insertExport(app.db, ctx.params.siteId!.toLowerCase(), request);
+      const row = await insertExport(app.db, ctx.params.siteId, request);
       try {
         if (app.redis.status !== 'ready') throw new Error('Redis is not connected');
         await pTimeout(enqueue(app.queues, JOBS.exportRun, { export_id: row.id }), {
@@ -88,15 +88,11 @@ export const exportRoutes: Route[] = [
     method: 'GET',
     path: '/api/v1/sites/:siteId/exports',
     auth: { kind: 'business', scopes: ['exports:read'] },
-    docs: {
-      summary: "The site's most recent exports, newest first",
-      tags: ['exports'],
-      query: ListQuerySchema,
-      response: z.strictObject({ data: z.array(ExportAnswer) }),
-    },
-    handler: async (ctx, app) => {
-      const { limit } = parseQuery(ListQuerySchema, ctx);
-      const rows = await recentExports(app.db, ctx.params.siteId!.toLowerCase(), limit);
+    query: ListQuerySchema,
+    response: z.strictObject({ data: z.array(ExportAnswer) }),
+    docs: { summary: "The site's most recent exports, newest first", tags: ['exports'] },
+    handler: async ({ params, query }, app) => {
+      const rows = await recentExports(app.db, params.siteId, query.limit);
       return { body: { data: rows.map(presentExport) } };
     },
   }),
@@ -104,18 +100,20 @@ export const exportRoutes: Route[] = [
     method: 'GET',
     path: '/api/v1/sites/:siteId/exports/:exportId',
     auth: { kind: 'business', scopes: ['exports:read'] },
+    params: ExportParams,
+    response: ExportAnswer,
     docs: {
       summary: 'An export: its state (queued, running, completed, failed, expired), progress and download URL',
       tags: ['exports'],
-      response: ExportAnswer,
       errors: [404],
     },
-    handler: async (ctx, app) => ({ body: presentExport(await exportOf(ctx, app)) }),
+    handler: async ({ params }, app) => ({ body: presentExport(await exportOf(params, app)) }),
   }),
   route({
     method: 'GET',
     path: '/api/v1/sites/:siteId/exports/:exportId/download',
     auth: { kind: 'business', scopes: ['exports:read'] },
+    params: ExportParams,
     docs: {
       summary: "An export's file (text/csv or application/x-ndjson), streamed",
       description:
@@ -124,8 +122,8 @@ export const exportRoutes: Route[] = [
       errors: [404, 409, 410],
     },
     handler: async (ctx, app) => {
-      const row = await exportOf(ctx, app);
-      assertMayRead(ctx.principal!, row.request);
+      const row = await exportOf(ctx.params, app);
+      assertMayRead(ctx.principal, row.request);
       if (row.status === 'expired')
         throw new HttpError('export_expired', { detail: `the file was deleted at ${row.expires_at?.toISOString()}` });
       if (row.status !== 'completed')

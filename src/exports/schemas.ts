@@ -66,7 +66,7 @@ export const ExportAnswer = z.strictObject({
 });
 export type ExportAnswer = z.input<typeof ExportAnswer>;
 
-/** A row of `exports` (sql/migrations/0025_exports.sql). */
+/** A row of `exports` (sql/migrations/0018_exports.sql). */
 export interface ExportRow {
   id: string;
   site_id: string;

@@ -75,9 +75,9 @@ export async function recordsAfter(
   window: { from?: string; to?: string },
   after: RecordCursor | null,
   limit: number,
-): Promise<{ rows: RecordPage['rows']; next: RecordCursor | null }> {
+): Promise<{ rows: RecordPage<Resource>['rows']; next: RecordCursor | null }> {
   const t = RECORD_TABLES[resource];
-  const rows = await db.any<RecordPage['rows'][number] & RecordCursor>(q.keyset, {
+  const rows = await db.any<RecordPage<Resource>['rows'][number] & RecordCursor>(q.keyset, {
     table: t.table,
     idColumn: t.idColumn,
     siteId,

@@ -230,7 +230,10 @@ export interface paths {
   "/api/v1/sites/{siteId}/geo/runs": {
     /** GEO runs, newest first, with their answer counts */
     get: operations["getApiV1SitesSiteIdGeoRuns"];
-    /** Start a run now: every prompt asked of every configured model */
+    /**
+     * Start a run now: every prompt asked of every configured model; answered `queued`
+     * @description GET geo/runs shows its progress.
+     */
     post: operations["postApiV1SitesSiteIdGeoRuns"];
   };
   "/api/v1/sites/{siteId}/geo/answers": {
@@ -262,7 +265,10 @@ export interface paths {
     get: operations["getApiV1SitesSiteIdGeoSiteChecks"];
   };
   "/api/v1/sites/{siteId}/geo/audits": {
-    /** Audit a public page (needs an Idempotency-Key header of 8 to 100 characters) */
+    /**
+     * Audit a public page (needs an Idempotency-Key header of 8 to 100 characters)
+     * @description The key is claimed with the body's digest in one statement, so of two concurrent first requests one runs the audit and the other sees it running (409).
+     */
     post: operations["postApiV1SitesSiteIdGeoAudits"];
   };
   "/api/v1/sites/{siteId}/analytics/overview": {
@@ -382,6 +388,20 @@ export interface paths {
      */
     patch: operations["patchApiV1MeRelayKeysKeyId"];
   };
+  "/api/v1/me/relay-usage": {
+    /**
+     * Usage and spend of the caller's relay keys
+     * @description Per local day (in `tz`), key and model, and per day over all of them: calls, errors, tokens of each kind, cost per currency (calls to unpriced models counted apart), p50/p95 time to first byte and duration. The window takes the analytics views’ `from`, `to` and `tz`.
+     */
+    get: operations["getApiV1MeRelayUsage"];
+  };
+  "/api/v1/relay/usage": {
+    /**
+     * Usage and spend of every relay key (platform admin only)
+     * @description Per local day (in `tz`), key and model, and per day over all of them: calls, errors, tokens of each kind, cost per currency (calls to unpriced models counted apart), p50/p95 time to first byte and duration. The window takes the analytics views’ `from`, `to` and `tz`.
+     */
+    get: operations["getApiV1RelayUsage"];
+  };
   "/v1/responses": {
     /**
      * Create a model response (Responses protocol)
@@ -425,7 +445,7 @@ export interface components {
       status: number;
       detail: string;
       /** @enum {string} */
-      code: "invalid_json" | "validation_failed" | "idempotency_key_invalid" | "unauthenticated" | "invalid_credentials" | "insufficient_scope" | "site_forbidden" | "origin_mismatch" | "credential_not_allowed" | "admin_required" | "setup_token_invalid" | "not_found" | "method_not_allowed" | "request_timeout" | "batch_conflict" | "account_exists" | "setup_complete" | "revision_conflict" | "revision_stale" | "audit_in_progress" | "geo_not_configured" | "geo_prompt_limit" | "export_not_ready" | "export_expired" | "payload_too_large" | "unsupported_media_type" | "semantic_invalid" | "batch_unprocessable" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "service_unavailable" | "invalid_api_key" | "model_not_permitted" | "model_unpriced" | "insufficient_quota" | "model_not_found" | "unknown_endpoint" | "unsupported_parameter" | "invalid_reasoning_effort" | "invalid_request_error" | "upstream_error";
+      code: "invalid_json" | "validation_failed" | "idempotency_key_invalid" | "unauthenticated" | "invalid_credentials" | "insufficient_scope" | "site_forbidden" | "origin_mismatch" | "credential_not_allowed" | "admin_required" | "setup_token_invalid" | "not_found" | "method_not_allowed" | "request_timeout" | "batch_conflict" | "account_exists" | "setup_complete" | "revision_conflict" | "revision_stale" | "audit_in_progress" | "geo_not_configured" | "geo_prompt_limit" | "export_not_ready" | "export_expired" | "payload_too_large" | "unsupported_media_type" | "semantic_invalid" | "batch_unprocessable" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal_error" | "response_contract_violation" | "service_unavailable" | "invalid_api_key" | "model_not_permitted" | "model_unpriced" | "insufficient_quota" | "model_not_found" | "unknown_endpoint" | "unsupported_parameter" | "invalid_reasoning_effort" | "invalid_request_error" | "upstream_error" | "previous_response_unavailable";
       /** @description Every violation: `path` is a JSON Pointer into the body, `query.<name>` or `path.<name>` */
       errors?: {
           path: string;
@@ -461,7 +481,10 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** @constant */
+            status: "ok";
+          };
         };
       };
     };
@@ -472,7 +495,14 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** @constant */
+            status: "ready";
+            /** @constant */
+            postgres: "ok";
+            /** @constant */
+            redis: "ok";
+          };
         };
       };
       /** @description Persistence unavailable */
@@ -489,7 +519,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": unknown;
         };
       };
       /** @description Login or credential required */
@@ -515,7 +545,20 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            account: {
+              /** Format: uuid */
+              id: string;
+              email: string;
+              name: string | null;
+              admin: boolean;
+              /** Format: date-time */
+              createdAt: string;
+              disabledAt: string | null;
+            };
+            /** Format: date-time */
+            expiresAt: string;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -556,7 +599,9 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            loggedOut: boolean;
+          };
         };
       };
       /** @description Login or credential required */
@@ -591,7 +636,26 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            email: string;
+            name: string | null;
+            admin: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            disabledAt: string | null;
+            /** @description present when a credential calls: the credential, which speaks for its site only */
+            credential?: {
+              /** Format: uuid */
+              id: string;
+              /** Format: uuid */
+              siteId: string;
+              /** @enum {string} */
+              kind: "read" | "ingest";
+              scopes: ("account:read" | "account:billing:read" | "sites:read" | "submissions:read" | "referrals:read" | "analytics:read" | "customers:read" | "events:read" | "finance:read" | "monitoring:read" | "reports:read" | "actions:read" | "exports:read" | "geo:read" | "geo:evidence:read" | "sites:write" | "credentials:manage" | "exports:create" | "geo:configure" | "geo:manage" | "geo:run" | "ingest:receipt:read" | "ingest:customers:write" | "ingest:events:write" | "ingest:orders:write" | "ingest:payments:write" | "ingest:refunds:write" | "ingest:subscriptions:write" | "ingest:costs:write" | "ingest:campaigns:write" | "ingest:expenses:write" | "ingest:observations:write" | "ingest:summaries:write")[];
+            };
+          };
         };
       };
       /** @description Login or credential required */
@@ -626,7 +690,9 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            open: boolean;
+          };
         };
       };
     };
@@ -648,7 +714,20 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            account: {
+              /** Format: uuid */
+              id: string;
+              email: string;
+              name: string | null;
+              admin: boolean;
+              /** Format: date-time */
+              createdAt: string;
+              disabledAt: string | null;
+            };
+            /** Format: date-time */
+            expiresAt: string;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -689,7 +768,18 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                /** Format: uuid */
+                id: string;
+                email: string;
+                name: string | null;
+                admin: boolean;
+                /** Format: date-time */
+                createdAt: string;
+                disabledAt: string | null;
+              })[];
+          };
         };
       };
       /** @description Login or credential required */
@@ -736,7 +826,16 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            email: string;
+            name: string | null;
+            admin: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            disabledAt: string | null;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -807,7 +906,16 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            email: string;
+            name: string | null;
+            admin: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            disabledAt: string | null;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -877,7 +985,25 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                /** Format: uuid */
+                id: string;
+                name: string;
+                websiteUrl: string;
+                description: string;
+                /** @enum {string} */
+                category: "writing" | "chat" | "image" | "video" | "audio" | "developer" | "automation" | "search" | "api" | "education" | "productivity" | "other";
+                publicMetrics: boolean;
+                /** @enum {string} */
+                reviewStatus: "pending_review" | "approved" | "rejected";
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+                ownerEmail: string;
+              })[];
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -931,7 +1057,22 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            websiteUrl: string;
+            description: string;
+            /** @enum {string} */
+            category: "writing" | "chat" | "image" | "video" | "audio" | "developer" | "automation" | "search" | "api" | "education" | "productivity" | "other";
+            publicMetrics: boolean;
+            /** @enum {string} */
+            reviewStatus: "pending_review" | "approved" | "rejected";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -984,7 +1125,24 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                /** Format: uuid */
+                id: string;
+                name: string;
+                websiteUrl: string;
+                description: string;
+                /** @enum {string} */
+                category: "writing" | "chat" | "image" | "video" | "audio" | "developer" | "automation" | "search" | "api" | "education" | "productivity" | "other";
+                publicMetrics: boolean;
+                /** @enum {string} */
+                reviewStatus: "pending_review" | "approved" | "rejected";
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+              })[];
+          };
         };
       };
       /** @description Login or credential required */
@@ -1033,7 +1191,22 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            websiteUrl: string;
+            description: string;
+            /** @enum {string} */
+            category: "writing" | "chat" | "image" | "video" | "audio" | "developer" | "automation" | "search" | "api" | "education" | "productivity" | "other";
+            publicMetrics: boolean;
+            /** @enum {string} */
+            reviewStatus: "pending_review" | "approved" | "rejected";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -1091,7 +1264,22 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            websiteUrl: string;
+            description: string;
+            /** @enum {string} */
+            category: "writing" | "chat" | "image" | "video" | "audio" | "developer" | "automation" | "search" | "api" | "education" | "productivity" | "other";
+            publicMetrics: boolean;
+            /** @enum {string} */
+            reviewStatus: "pending_review" | "approved" | "rejected";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -1150,7 +1338,22 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            websiteUrl: string;
+            description: string;
+            /** @enum {string} */
+            category: "writing" | "chat" | "image" | "video" | "audio" | "developer" | "automation" | "search" | "api" | "education" | "productivity" | "other";
+            publicMetrics: boolean;
+            /** @enum {string} */
+            reviewStatus: "pending_review" | "approved" | "rejected";
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -1338,7 +1541,23 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                /** Format: uuid */
+                id: string;
+                name: string;
+                /** @enum {string} */
+                kind: "read" | "ingest";
+                scopes: ("account:read" | "account:billing:read" | "sites:read" | "submissions:read" | "referrals:read" | "analytics:read" | "customers:read" | "events:read" | "finance:read" | "monitoring:read" | "reports:read" | "actions:read" | "exports:read" | "geo:read" | "geo:evidence:read" | "sites:write" | "credentials:manage" | "exports:create" | "geo:configure" | "geo:manage" | "geo:run" | "ingest:receipt:read" | "ingest:customers:write" | "ingest:events:write" | "ingest:orders:write" | "ingest:payments:write" | "ingest:refunds:write" | "ingest:subscriptions:write" | "ingest:costs:write" | "ingest:campaigns:write" | "ingest:expenses:write" | "ingest:observations:write" | "ingest:summaries:write")[];
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                expiresAt: string;
+                prefix: string;
+                revokedAt: string | null;
+                requestsPerMinute: number | null;
+              })[];
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -1401,7 +1620,23 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            kind: "read" | "ingest";
+            scopes: ("account:read" | "account:billing:read" | "sites:read" | "submissions:read" | "referrals:read" | "analytics:read" | "customers:read" | "events:read" | "finance:read" | "monitoring:read" | "reports:read" | "actions:read" | "exports:read" | "geo:read" | "geo:evidence:read" | "sites:write" | "credentials:manage" | "exports:create" | "geo:configure" | "geo:manage" | "geo:run" | "ingest:receipt:read" | "ingest:customers:write" | "ingest:events:write" | "ingest:orders:write" | "ingest:payments:write" | "ingest:refunds:write" | "ingest:subscriptions:write" | "ingest:costs:write" | "ingest:campaigns:write" | "ingest:expenses:write" | "ingest:observations:write" | "ingest:summaries:write")[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string;
+            prefix: string;
+            revokedAt: string | null;
+            requestsPerMinute: number | null;
+            /** @description shown once, in this answer only */
+            secret: string;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -1460,7 +1695,21 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            kind: "read" | "ingest";
+            scopes: ("account:read" | "account:billing:read" | "sites:read" | "submissions:read" | "referrals:read" | "analytics:read" | "customers:read" | "events:read" | "finance:read" | "monitoring:read" | "reports:read" | "actions:read" | "exports:read" | "geo:read" | "geo:evidence:read" | "sites:write" | "credentials:manage" | "exports:create" | "geo:configure" | "geo:manage" | "geo:run" | "ingest:receipt:read" | "ingest:customers:write" | "ingest:events:write" | "ingest:orders:write" | "ingest:payments:write" | "ingest:refunds:write" | "ingest:subscriptions:write" | "ingest:costs:write" | "ingest:campaigns:write" | "ingest:expenses:write" | "ingest:observations:write" | "ingest:summaries:write")[];
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            expiresAt: string;
+            prefix: string;
+            revokedAt: string | null;
+            requestsPerMinute: number | null;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -1535,7 +1784,31 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            batch_id: string;
+            /** @enum {string} */
+            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
+            /** @enum {string} */
+            status: "queued" | "completed" | "rejected";
+            received: number;
+            applied: number;
+            unchanged: number;
+            digest: string;
+            replay: boolean;
+            /** Format: date-time */
+            received_at: string;
+            completed_at: string | null;
+            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
+            problem?: {
+              /** @enum {string} */
+              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
+              detail: string;
+              errors: {
+                  path: string;
+                  message: string;
+                }[];
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -1641,7 +1914,31 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            batch_id: string;
+            /** @enum {string} */
+            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
+            /** @enum {string} */
+            status: "queued" | "completed" | "rejected";
+            received: number;
+            applied: number;
+            unchanged: number;
+            digest: string;
+            replay: boolean;
+            /** Format: date-time */
+            received_at: string;
+            completed_at: string | null;
+            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
+            problem?: {
+              /** @enum {string} */
+              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
+              detail: string;
+              errors: {
+                  path: string;
+                  message: string;
+                }[];
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -1737,7 +2034,31 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            batch_id: string;
+            /** @enum {string} */
+            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
+            /** @enum {string} */
+            status: "queued" | "completed" | "rejected";
+            received: number;
+            applied: number;
+            unchanged: number;
+            digest: string;
+            replay: boolean;
+            /** Format: date-time */
+            received_at: string;
+            completed_at: string | null;
+            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
+            problem?: {
+              /** @enum {string} */
+              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
+              detail: string;
+              errors: {
+                  path: string;
+                  message: string;
+                }[];
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -1833,7 +2154,31 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            batch_id: string;
+            /** @enum {string} */
+            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
+            /** @enum {string} */
+            status: "queued" | "completed" | "rejected";
+            received: number;
+            applied: number;
+            unchanged: number;
+            digest: string;
+            replay: boolean;
+            /** Format: date-time */
+            received_at: string;
+            completed_at: string | null;
+            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
+            problem?: {
+              /** @enum {string} */
+              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
+              detail: string;
+              errors: {
+                  path: string;
+                  message: string;
+                }[];
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -1928,7 +2273,31 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            batch_id: string;
+            /** @enum {string} */
+            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
+            /** @enum {string} */
+            status: "queued" | "completed" | "rejected";
+            received: number;
+            applied: number;
+            unchanged: number;
+            digest: string;
+            replay: boolean;
+            /** Format: date-time */
+            received_at: string;
+            completed_at: string | null;
+            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
+            problem?: {
+              /** @enum {string} */
+              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
+              detail: string;
+              errors: {
+                  path: string;
+                  message: string;
+                }[];
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -2026,7 +2395,31 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            batch_id: string;
+            /** @enum {string} */
+            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
+            /** @enum {string} */
+            status: "queued" | "completed" | "rejected";
+            received: number;
+            applied: number;
+            unchanged: number;
+            digest: string;
+            replay: boolean;
+            /** Format: date-time */
+            received_at: string;
+            completed_at: string | null;
+            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
+            problem?: {
+              /** @enum {string} */
+              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
+              detail: string;
+              errors: {
+                  path: string;
+                  message: string;
+                }[];
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -2123,7 +2516,31 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            batch_id: string;
+            /** @enum {string} */
+            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
+            /** @enum {string} */
+            status: "queued" | "completed" | "rejected";
+            received: number;
+            applied: number;
+            unchanged: number;
+            digest: string;
+            replay: boolean;
+            /** Format: date-time */
+            received_at: string;
+            completed_at: string | null;
+            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
+            problem?: {
+              /** @enum {string} */
+              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
+              detail: string;
+              errors: {
+                  path: string;
+                  message: string;
+                }[];
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -2221,7 +2638,31 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            batch_id: string;
+            /** @enum {string} */
+            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
+            /** @enum {string} */
+            status: "queued" | "completed" | "rejected";
+            received: number;
+            applied: number;
+            unchanged: number;
+            digest: string;
+            replay: boolean;
+            /** Format: date-time */
+            received_at: string;
+            completed_at: string | null;
+            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
+            problem?: {
+              /** @enum {string} */
+              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
+              detail: string;
+              errors: {
+                  path: string;
+                  message: string;
+                }[];
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -2318,7 +2759,31 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            batch_id: string;
+            /** @enum {string} */
+            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
+            /** @enum {string} */
+            status: "queued" | "completed" | "rejected";
+            received: number;
+            applied: number;
+            unchanged: number;
+            digest: string;
+            replay: boolean;
+            /** Format: date-time */
+            received_at: string;
+            completed_at: string | null;
+            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
+            problem?: {
+              /** @enum {string} */
+              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
+              detail: string;
+              errors: {
+                  path: string;
+                  message: string;
+                }[];
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -2415,7 +2880,31 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            batch_id: string;
+            /** @enum {string} */
+            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
+            /** @enum {string} */
+            status: "queued" | "completed" | "rejected";
+            received: number;
+            applied: number;
+            unchanged: number;
+            digest: string;
+            replay: boolean;
+            /** Format: date-time */
+            received_at: string;
+            completed_at: string | null;
+            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
+            problem?: {
+              /** @enum {string} */
+              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
+              detail: string;
+              errors: {
+                  path: string;
+                  message: string;
+                }[];
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -2519,7 +3008,31 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            batch_id: string;
+            /** @enum {string} */
+            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
+            /** @enum {string} */
+            status: "queued" | "completed" | "rejected";
+            received: number;
+            applied: number;
+            unchanged: number;
+            digest: string;
+            replay: boolean;
+            /** Format: date-time */
+            received_at: string;
+            completed_at: string | null;
+            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
+            problem?: {
+              /** @enum {string} */
+              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
+              detail: string;
+              errors: {
+                  path: string;
+                  message: string;
+                }[];
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -2592,7 +3105,33 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                batch_id: string;
+                /** @enum {string} */
+                resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
+                /** @enum {string} */
+                status: "queued" | "completed" | "rejected";
+                received: number;
+                applied: number;
+                unchanged: number;
+                digest: string;
+                replay: boolean;
+                /** Format: date-time */
+                received_at: string;
+                completed_at: string | null;
+                /** @description why a rejected batch was refused: the 409/422 problem its sender got */
+                problem?: {
+                  /** @enum {string} */
+                  code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
+                  detail: string;
+                  errors: {
+                      path: string;
+                      message: string;
+                    }[];
+                };
+              })[];
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -2642,7 +3181,31 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            batch_id: string;
+            /** @enum {string} */
+            resource: "customers" | "events" | "orders" | "payments" | "refunds" | "subscriptions" | "costs" | "campaigns" | "expenses" | "observations" | "summaries";
+            /** @enum {string} */
+            status: "queued" | "completed" | "rejected";
+            received: number;
+            applied: number;
+            unchanged: number;
+            digest: string;
+            replay: boolean;
+            /** Format: date-time */
+            received_at: string;
+            completed_at: string | null;
+            /** @description why a rejected batch was refused: the 409/422 problem its sender got */
+            problem?: {
+              /** @enum {string} */
+              code: "revision_conflict" | "revision_stale" | "semantic_invalid" | "batch_unprocessable";
+              detail: string;
+              errors: {
+                  path: string;
+                  message: string;
+                }[];
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -2700,7 +3263,32 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                created_at: string;
+                customer_id: string;
+                occurred_at: string;
+                /** @default 1 */
+                revision?: number;
+                /** @enum {string} */
+                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
+                /** @enum {string} */
+                status: "active" | "inactive" | "deleted";
+                /** Format: date-time */
+                received_at: string;
+              })[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+              next_offset: number | null;
+            };
+            freshness: {
+              /** Format: date-time */
+              as_of: string;
+              last_ingested_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -2752,7 +3340,45 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                activation_definition?: string;
+                campaign_id?: string;
+                event_id: string;
+                /** @enum {string} */
+                event_type: "visit" | "registration_completed" | "activation_completed" | "usage" | "workflow_completed" | "order_paid" | "subscription_cancelled";
+                external_user_id?: string;
+                occurred_at: string;
+                properties?: {
+                  channel?: string;
+                  country?: string;
+                  /** @enum {string} */
+                  device?: "desktop" | "mobile" | "tablet" | "other";
+                  feature?: string;
+                  plan_id?: string;
+                  product_category?: string;
+                  quantity?: number;
+                };
+                /** @default 1 */
+                revision?: number;
+                session_id?: string;
+                /** @enum {string} */
+                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
+                /** Format: date-time */
+                received_at: string;
+              })[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+              next_offset: number | null;
+            };
+            freshness: {
+              /** Format: date-time */
+              as_of: string;
+              last_ingested_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -2804,7 +3430,35 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                amount_minor: number;
+                currency: string;
+                external_user_id?: string;
+                occurred_at: string;
+                order_id: string;
+                plan_id?: string;
+                /** @default 1 */
+                revision?: number;
+                /** @enum {string} */
+                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
+                /** @enum {string} */
+                status: "pending" | "paid" | "cancelled" | "expired";
+                /** Format: date-time */
+                received_at: string;
+              })[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+              next_offset: number | null;
+            };
+            freshness: {
+              /** Format: date-time */
+              as_of: string;
+              last_ingested_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -2856,7 +3510,35 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                amount_minor: number;
+                currency: string;
+                external_user_id?: string;
+                occurred_at: string;
+                order_id: string;
+                payment_id: string;
+                /** @default 1 */
+                revision?: number;
+                /** @enum {string} */
+                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
+                /** @enum {string} */
+                status: "pending" | "succeeded" | "failed";
+                /** Format: date-time */
+                received_at: string;
+              })[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+              next_offset: number | null;
+            };
+            freshness: {
+              /** Format: date-time */
+              as_of: string;
+              last_ingested_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -2908,7 +3590,34 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                amount_minor: number;
+                currency: string;
+                occurred_at: string;
+                payment_id: string;
+                refund_id: string;
+                /** @default 1 */
+                revision?: number;
+                /** @enum {string} */
+                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
+                /** @enum {string} */
+                status: "pending" | "succeeded" | "failed";
+                /** Format: date-time */
+                received_at: string;
+              })[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+              next_offset: number | null;
+            };
+            freshness: {
+              /** Format: date-time */
+              as_of: string;
+              last_ingested_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -2960,7 +3669,37 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                amount_minor: number;
+                currency: string;
+                external_user_id: string;
+                occurred_at: string;
+                period_end: string;
+                period_start: string;
+                plan_id: string;
+                /** @default 1 */
+                revision?: number;
+                /** @enum {string} */
+                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
+                /** @enum {string} */
+                status: "trialing" | "active" | "past_due" | "cancelled" | "expired";
+                subscription_id: string;
+                /** Format: date-time */
+                received_at: string;
+              })[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+              next_offset: number | null;
+            };
+            freshness: {
+              /** Format: date-time */
+              as_of: string;
+              last_ingested_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3012,7 +3751,36 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                amount_minor: number;
+                /** @enum {string} */
+                category: "usage" | "infrastructure" | "operations" | "other";
+                cost_id: string;
+                currency: string;
+                event_id?: string;
+                occurred_at: string;
+                period_end: string;
+                period_start: string;
+                /** @default 1 */
+                revision?: number;
+                /** @enum {string} */
+                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
+                /** Format: date-time */
+                received_at: string;
+              })[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+              next_offset: number | null;
+            };
+            freshness: {
+              /** Format: date-time */
+              as_of: string;
+              last_ingested_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3064,7 +3832,37 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                campaign_id: string;
+                /** @enum {string} */
+                channel: "search" | "social" | "email" | "referral" | "paid" | "direct" | "other";
+                content_ref?: string;
+                ends_at?: string;
+                name: string;
+                occurred_at: string;
+                /** @default 1 */
+                revision?: number;
+                /** @enum {string} */
+                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
+                starts_at: string;
+                /** @enum {string} */
+                status: "active" | "paused" | "ended";
+                /** Format: date-time */
+                received_at: string;
+              })[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+              next_offset: number | null;
+            };
+            freshness: {
+              /** Format: date-time */
+              as_of: string;
+              last_ingested_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3116,7 +3914,36 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                amount_minor: number;
+                campaign_id: string;
+                /** @enum {string} */
+                cost_scope: "advertising" | "content" | "agency" | "other";
+                currency: string;
+                expense_id: string;
+                occurred_at: string;
+                period_end: string;
+                period_start: string;
+                /** @default 1 */
+                revision?: number;
+                /** @enum {string} */
+                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
+                /** Format: date-time */
+                received_at: string;
+              })[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+              next_offset: number | null;
+            };
+            freshness: {
+              /** Format: date-time */
+              as_of: string;
+              last_ingested_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3168,7 +3995,36 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                latency_ms: number | null;
+                observation_id: string;
+                occurred_at: string;
+                region?: string;
+                /** @default 1 */
+                revision?: number;
+                /** @enum {string} */
+                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
+                /** @enum {string} */
+                status: "healthy" | "degraded" | "down" | "unknown";
+                target_ref: string;
+                /** @enum {string} */
+                target_type: "website" | "workflow" | "api";
+                /** Format: date-time */
+                received_at: string;
+              })[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+              next_offset: number | null;
+            };
+            freshness: {
+              /** Format: date-time */
+              as_of: string;
+              last_ingested_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3220,7 +4076,43 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                currency?: string;
+                definition_version: string;
+                /** @default {} */
+                dimensions?: {
+                  campaign_id?: string;
+                  channel?: string;
+                };
+                /** @enum {string} */
+                metric: "visits" | "registrations" | "activations" | "active_users" | "receipts" | "refunds" | "costs";
+                occurred_at: string;
+                period_end: string;
+                period_start: string;
+                /** @default 1 */
+                revision?: number;
+                /** @enum {string} */
+                source: "site_backend" | "server_sdk" | "client_sdk" | "import" | "manual";
+                summary_id: string;
+                /** @enum {string} */
+                unit: "count" | "minor_currency";
+                value: number;
+                /** Format: date-time */
+                received_at: string;
+              })[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+              next_offset: number | null;
+            };
+            freshness: {
+              /** Format: date-time */
+              as_of: string;
+              last_ingested_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3266,7 +4158,28 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+              brand: {
+                name: string;
+                aliases: string[];
+              };
+              competitors: {
+                  name: string;
+                  aliases: string[];
+                }[];
+              models: string[];
+              locale: string;
+              schedule: {
+                cron: string;
+                tz?: string;
+              } | null;
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+            }) | null;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3337,7 +4250,26 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            brand: {
+              name: string;
+              aliases: string[];
+            };
+            competitors: {
+                name: string;
+                aliases: string[];
+              }[];
+            models: string[];
+            locale: string;
+            schedule: {
+              cron: string;
+              tz?: string;
+            } | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3399,7 +4331,21 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: {
+                /** Format: uuid */
+                id: string;
+                text: string;
+                /** Format: date-time */
+                created_at: string;
+              }[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+              next_offset: number | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3452,7 +4398,15 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            text: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description false: the prompt was tracked already */
+            created: boolean;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3522,7 +4476,36 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                trigger: "manual" | "schedule";
+                /** @enum {string} */
+                status: "queued" | "running" | "succeeded" | "partial" | "failed";
+                scheduled_for: string | null;
+                models: string[];
+                prompts: number;
+                answers: {
+                  total: number;
+                  succeeded: number;
+                  failed: number;
+                  pending: number;
+                };
+                error: string | null;
+                /** Format: date-time */
+                created_at: string;
+                started_at: string | null;
+                finished_at: string | null;
+              })[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+              next_offset: number | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3557,14 +4540,17 @@ export interface operations {
       };
     };
   };
-  /** Start a run now: every prompt asked of every configured model */
+  /**
+   * Start a run now: every prompt asked of every configured model; answered `queued`
+   * @description GET geo/runs shows its progress.
+   */
   postApiV1SitesSiteIdGeoRuns: {
     parameters: {
       path: {
         siteId: string;
       };
     };
-    requestBody: {
+    requestBody?: {
       content: {
         "application/json": Record<string, never>;
       };
@@ -3573,7 +4559,28 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            trigger: "manual" | "schedule";
+            /** @enum {string} */
+            status: "queued" | "running" | "succeeded" | "partial" | "failed";
+            scheduled_for: string | null;
+            models: string[];
+            prompts: number;
+            answers: {
+              total: number;
+              succeeded: number;
+              failed: number;
+              pending: number;
+            };
+            error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            started_at: string | null;
+            finished_at: string | null;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3646,7 +4653,48 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                /** Format: uuid */
+                id: string;
+                /** Format: uuid */
+                run_id: string;
+                prompt_id: string | null;
+                prompt: string;
+                model: string;
+                /** @enum {string} */
+                status: "pending" | "succeeded" | "failed";
+                text: string | null;
+                error: string | null;
+                brand: {
+                  mentioned: boolean;
+                  position: number | null;
+                };
+                mentions: ({
+                    name: string;
+                    /** @enum {string} */
+                    kind: "brand" | "competitor";
+                    position: number;
+                    count: number;
+                  })[];
+                citations: ({
+                    url: string;
+                    domain: string;
+                    /** @enum {string} */
+                    source: "annotation" | "text";
+                    own_domain: boolean;
+                  })[];
+                /** Format: date-time */
+                created_at: string;
+                answered_at: string | null;
+              })[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+              next_offset: number | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3701,7 +4749,25 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: {
+                url: string;
+                domain: string;
+                own_domain: boolean;
+                answers: number;
+                models: string[];
+                /** Format: date-time */
+                first_cited_at: string;
+                /** Format: date-time */
+                last_cited_at: string;
+              }[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+              next_offset: number | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3752,7 +4818,97 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: {
+              overall: {
+                answers: number;
+                mention_rate: {
+                  value: number | null;
+                  numerator: number;
+                  denominator: number;
+                };
+                share_of_voice: {
+                  value: number | null;
+                  numerator: number;
+                  denominator: number;
+                };
+                citation_rate: {
+                  value: number | null;
+                  numerator: number;
+                  denominator: number;
+                };
+                average_position: number | null;
+              };
+              models: {
+                [key: string]: {
+                  answers: number;
+                  mention_rate: {
+                    value: number | null;
+                    numerator: number;
+                    denominator: number;
+                  };
+                  share_of_voice: {
+                    value: number | null;
+                    numerator: number;
+                    denominator: number;
+                  };
+                  citation_rate: {
+                    value: number | null;
+                    numerator: number;
+                    denominator: number;
+                  };
+                  average_position: number | null;
+                };
+              };
+              entities: ({
+                  name: string;
+                  /** @enum {string} */
+                  kind: "brand" | "competitor";
+                  answers: number;
+                  mention_rate: {
+                    value: number | null;
+                    numerator: number;
+                    denominator: number;
+                  };
+                  average_position: number | null;
+                })[];
+              coverage: {
+                runs: {
+                  succeeded: number;
+                  partial: number;
+                  failed: number;
+                  in_progress: number;
+                  rate: {
+                    value: number | null;
+                    numerator: number;
+                    denominator: number;
+                  };
+                };
+                models: {
+                  configured: string[];
+                  answered: string[];
+                  rate: {
+                    value: number | null;
+                    numerator: number;
+                    denominator: number;
+                  };
+                };
+              };
+            };
+            window: {
+              /** Format: date-time */
+              from: string;
+              /** Format: date-time */
+              to: string;
+              tz: string;
+              days: number;
+            };
+            freshness: {
+              /** Format: date-time */
+              as_of: string;
+              last_answer_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3803,7 +4959,60 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                /** Format: date */
+                day: string;
+                overall: {
+                  answers: number;
+                  mention_rate: {
+                    value: number | null;
+                    numerator: number;
+                    denominator: number;
+                  };
+                  share_of_voice: {
+                    value: number | null;
+                    numerator: number;
+                    denominator: number;
+                  };
+                  citation_rate: {
+                    value: number | null;
+                    numerator: number;
+                    denominator: number;
+                  };
+                  average_position: number | null;
+                };
+                models: {
+                  [key: string]: {
+                    answers: number;
+                    mention_rate: {
+                      value: number | null;
+                      numerator: number;
+                      denominator: number;
+                    };
+                    share_of_voice: {
+                      value: number | null;
+                      numerator: number;
+                      denominator: number;
+                    };
+                    citation_rate: {
+                      value: number | null;
+                      numerator: number;
+                      denominator: number;
+                    };
+                    average_position: number | null;
+                  };
+                };
+              })[];
+            window: {
+              /** Format: date-time */
+              from: string;
+              /** Format: date-time */
+              to: string;
+              tz: string;
+              days: number;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3854,7 +5063,33 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: {
+              visits: number;
+              assistants: ({
+                  /** @enum {string} */
+                  assistant: "chatgpt" | "perplexity" | "claude" | "gemini" | "copilot";
+                  visits: number;
+                })[];
+              days: {
+                  /** Format: date */
+                  day: string;
+                  visits: number;
+                  /** @description visits per assistant id */
+                  assistants: {
+                    [key: string]: number;
+                  };
+                }[];
+            };
+            window: {
+              /** Format: date-time */
+              from: string;
+              /** Format: date-time */
+              to: string;
+              tz: string;
+              days: number;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3906,7 +5141,33 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                /** Format: uuid */
+                id: string;
+                url: string;
+                final_url: string | null;
+                /** @enum {string} */
+                status: "running" | "completed" | "failed";
+                score: number | null;
+                checks: ({
+                    id: string;
+                    /** @enum {string} */
+                    status: "pass" | "warn" | "fail";
+                    detail: string;
+                  })[];
+                error: string | null;
+                /** Format: date-time */
+                created_at?: string;
+                completed_at: string | null;
+              })[];
+            pagination: {
+              limit: number;
+              offset: number;
+              total: number;
+              next_offset: number | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3955,7 +5216,27 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                /** Format: uuid */
+                id: string;
+                url: string;
+                final_url: string | null;
+                /** @enum {string} */
+                status: "running" | "completed" | "failed";
+                score: number | null;
+                checks: ({
+                    id: string;
+                    /** @enum {string} */
+                    status: "pass" | "warn" | "fail";
+                    detail: string;
+                  })[];
+                error: string | null;
+                /** Format: date-time */
+                created_at?: string;
+                completed_at: string | null;
+              })[];
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -3990,7 +5271,10 @@ export interface operations {
       };
     };
   };
-  /** Audit a public page (needs an Idempotency-Key header of 8 to 100 characters) */
+  /**
+   * Audit a public page (needs an Idempotency-Key header of 8 to 100 characters)
+   * @description The key is claimed with the body's digest in one statement, so of two concurrent first requests one runs the audit and the other sees it running (409).
+   */
   postApiV1SitesSiteIdGeoAudits: {
     parameters: {
       path: {
@@ -4009,7 +5293,25 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            final_url: string | null;
+            /** @enum {string} */
+            status: "running" | "completed" | "failed";
+            score: number | null;
+            checks: ({
+                id: string;
+                /** @enum {string} */
+                status: "pass" | "warn" | "fail";
+                detail: string;
+              })[];
+            error: string | null;
+            /** Format: date-time */
+            created_at?: string;
+            completed_at: string | null;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -4087,7 +5389,77 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: {
+              visits: number;
+              visitors: number;
+              registrations: number;
+              activations: number;
+              active_users: number;
+              paid_orders: number;
+              receipts: {
+                [key: string]: number;
+              };
+              refunds: {
+                [key: string]: number;
+              };
+              net_revenue: {
+                [key: string]: number;
+              };
+              costs: {
+                [key: string]: number;
+              };
+              mrr: {
+                [key: string]: number;
+              };
+              uptime: {
+                ratio: number | null;
+                healthy: number;
+                degraded: number;
+                down: number;
+                unknown: number;
+              };
+            };
+            coverage: {
+              window: {
+                /** Format: date-time */
+                from: string;
+                /** Format: date-time */
+                to: string;
+                tz: string;
+                days: number;
+              };
+              families: {
+                [key: string]: {
+                  records: number;
+                  first_occurred_at: string | null;
+                  last_occurred_at: string | null;
+                  days_with_data: number;
+                  days_in_window: number;
+                };
+              };
+              /** @description per summary metric: whether raw records, summaries or both fed it */
+              metrics: {
+                [key: string]: {
+                  /** @enum {string} */
+                  source: "raw" | "summaries" | "raw+summaries" | "none";
+                  raw_days: number;
+                  summary_days: number;
+                };
+              };
+              summaries: {
+                used: number;
+                unused: number;
+              };
+            };
+            currencies: string[];
+            freshness: {
+              as_of: string | null;
+              lag_seconds: number;
+              pending_hours: number;
+              last_received_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -4141,7 +5513,89 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: {
+              channels: ({
+                  visits: number;
+                  registrations: number;
+                  activations: number;
+                  paid_orders: number;
+                  revenue: {
+                    [key: string]: number;
+                  };
+                  spend: {
+                    [key: string]: number;
+                  };
+                  cac: {
+                    [key: string]: number | null;
+                  };
+                  roas: {
+                    [key: string]: number | null;
+                  };
+                  channel: string | null;
+                })[];
+              campaigns: ({
+                  visits: number;
+                  registrations: number;
+                  activations: number;
+                  paid_orders: number;
+                  revenue: {
+                    [key: string]: number;
+                  };
+                  spend: {
+                    [key: string]: number;
+                  };
+                  cac: {
+                    [key: string]: number | null;
+                  };
+                  roas: {
+                    [key: string]: number | null;
+                  };
+                  campaign_id: string;
+                  name: string | null;
+                  channel: string | null;
+                })[];
+            };
+            coverage: {
+              window: {
+                /** Format: date-time */
+                from: string;
+                /** Format: date-time */
+                to: string;
+                tz: string;
+                days: number;
+              };
+              families: {
+                [key: string]: {
+                  records: number;
+                  first_occurred_at: string | null;
+                  last_occurred_at: string | null;
+                  days_with_data: number;
+                  days_in_window: number;
+                };
+              };
+              /** @description per summary metric: whether raw records, summaries or both fed it */
+              metrics: {
+                [key: string]: {
+                  /** @enum {string} */
+                  source: "raw" | "summaries" | "raw+summaries" | "none";
+                  raw_days: number;
+                  summary_days: number;
+                };
+              };
+              summaries: {
+                used: number;
+                unused: number;
+              };
+            };
+            currencies: string[];
+            freshness: {
+              as_of: string | null;
+              lag_seconds: number;
+              pending_hours: number;
+              last_received_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -4196,7 +5650,76 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: {
+              /** @enum {string} */
+              interval: "day" | "week" | "month";
+              buckets: {
+                  /** Format: date-time */
+                  start: string;
+                  /** Format: date-time */
+                  end: string;
+                  label: string;
+                  /** @description false: no record of any family and no summary on any of its days */
+                  observed: boolean;
+                  visits: number;
+                  registrations: number;
+                  activations: number;
+                  paid_orders: number;
+                  receipts: {
+                    [key: string]: number;
+                  };
+                  refunds: {
+                    [key: string]: number;
+                  };
+                  net_revenue: {
+                    [key: string]: number;
+                  };
+                  costs: {
+                    [key: string]: number;
+                  };
+                }[];
+            };
+            coverage: {
+              window: {
+                /** Format: date-time */
+                from: string;
+                /** Format: date-time */
+                to: string;
+                tz: string;
+                days: number;
+              };
+              families: {
+                [key: string]: {
+                  records: number;
+                  first_occurred_at: string | null;
+                  last_occurred_at: string | null;
+                  days_with_data: number;
+                  days_in_window: number;
+                };
+              };
+              /** @description per summary metric: whether raw records, summaries or both fed it */
+              metrics: {
+                [key: string]: {
+                  /** @enum {string} */
+                  source: "raw" | "summaries" | "raw+summaries" | "none";
+                  raw_days: number;
+                  summary_days: number;
+                };
+              };
+              summaries: {
+                used: number;
+                unused: number;
+              };
+            };
+            currencies: string[];
+            freshness: {
+              as_of: string | null;
+              lag_seconds: number;
+              pending_hours: number;
+              last_received_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -4250,7 +5773,92 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: {
+              receipts: {
+                [key: string]: number;
+              };
+              refunds: {
+                [key: string]: number;
+              };
+              net_revenue: {
+                [key: string]: number;
+              };
+              costs: {
+                total: {
+                  [key: string]: number;
+                };
+                by_category: {
+                  [key: string]: {
+                    [key: string]: number;
+                  };
+                };
+              };
+              expenses: {
+                total: {
+                  [key: string]: number;
+                };
+                by_scope: {
+                  [key: string]: {
+                    [key: string]: number;
+                  };
+                };
+              };
+              margin: {
+                [key: string]: number;
+              };
+              mrr: {
+                [key: string]: number;
+              };
+              arr: {
+                [key: string]: number;
+              };
+              subscriptions: {
+                active: number;
+                new: number;
+                churned: number;
+              };
+            };
+            coverage: {
+              window: {
+                /** Format: date-time */
+                from: string;
+                /** Format: date-time */
+                to: string;
+                tz: string;
+                days: number;
+              };
+              families: {
+                [key: string]: {
+                  records: number;
+                  first_occurred_at: string | null;
+                  last_occurred_at: string | null;
+                  days_with_data: number;
+                  days_in_window: number;
+                };
+              };
+              /** @description per summary metric: whether raw records, summaries or both fed it */
+              metrics: {
+                [key: string]: {
+                  /** @enum {string} */
+                  source: "raw" | "summaries" | "raw+summaries" | "none";
+                  raw_days: number;
+                  summary_days: number;
+                };
+              };
+              summaries: {
+                used: number;
+                unused: number;
+              };
+            };
+            currencies: string[];
+            freshness: {
+              as_of: string | null;
+              lag_seconds: number;
+              pending_hours: number;
+              last_received_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -4304,7 +5912,55 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: {
+              steps: ({
+                  step: string;
+                  users: number;
+                  conversion_from_previous: number | null;
+                })[];
+              overall_conversion: number | null;
+            };
+            coverage: {
+              window: {
+                /** Format: date-time */
+                from: string;
+                /** Format: date-time */
+                to: string;
+                tz: string;
+                days: number;
+              };
+              families: {
+                [key: string]: {
+                  records: number;
+                  first_occurred_at: string | null;
+                  last_occurred_at: string | null;
+                  days_with_data: number;
+                  days_in_window: number;
+                };
+              };
+              /** @description per summary metric: whether raw records, summaries or both fed it */
+              metrics: {
+                [key: string]: {
+                  /** @enum {string} */
+                  source: "raw" | "summaries" | "raw+summaries" | "none";
+                  raw_days: number;
+                  summary_days: number;
+                };
+              };
+              summaries: {
+                used: number;
+                unused: number;
+              };
+            };
+            currencies: string[];
+            freshness: {
+              as_of: string | null;
+              lag_seconds: number;
+              pending_hours: number;
+              last_received_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -4358,7 +6014,62 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: {
+              cohorts: ({
+                  label: string;
+                  /** Format: date-time */
+                  start: string;
+                  /** Format: date-time */
+                  end: string;
+                  users: number;
+                  weeks: ({
+                      offset: number;
+                      active_users: number;
+                      share: number | null;
+                    })[];
+                })[];
+            };
+            coverage: {
+              window: {
+                /** Format: date-time */
+                from: string;
+                /** Format: date-time */
+                to: string;
+                tz: string;
+                days: number;
+              };
+              families: {
+                [key: string]: {
+                  records: number;
+                  first_occurred_at: string | null;
+                  last_occurred_at: string | null;
+                  days_with_data: number;
+                  days_in_window: number;
+                };
+              };
+              /** @description per summary metric: whether raw records, summaries or both fed it */
+              metrics: {
+                [key: string]: {
+                  /** @enum {string} */
+                  source: "raw" | "summaries" | "raw+summaries" | "none";
+                  raw_days: number;
+                  summary_days: number;
+                };
+              };
+              summaries: {
+                used: number;
+                unused: number;
+              };
+            };
+            currencies: string[];
+            freshness: {
+              as_of: string | null;
+              lag_seconds: number;
+              pending_hours: number;
+              last_received_at: string | null;
+            };
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -4734,7 +6445,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": unknown;
         };
       };
       /** @description Request body is not valid JSON */
@@ -4793,7 +6504,21 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                /** Format: uuid */
+                id: string;
+                name: string;
+                baseUrl: string;
+                models: string[];
+                protocols: ("responses" | "chat" | "embeddings")[];
+                priority: number;
+                weight: number;
+                enabled: boolean;
+                /** Format: date-time */
+                createdAt: string;
+              })[];
+          };
         };
       };
       /** @description Login or credential required */
@@ -4852,7 +6577,10 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -4908,7 +6636,26 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                id: string;
+                efforts: string[] | null;
+                kind: ("chat" | "embedding") | null;
+                allowUnpriced: boolean;
+                price: {
+                  model: string;
+                  currency: string;
+                  /** Format: date-time */
+                  effectiveAt: string;
+                  /** @description decimal amount, e.g. "0.15" */
+                  input: string;
+                  /** @description decimal amount, e.g. "0.15" */
+                  cachedInput: string;
+                  /** @description decimal amount, e.g. "0.15" */
+                  output: string;
+                } | null;
+              })[];
+          };
         };
       };
       /** @description Login or credential required */
@@ -4965,7 +6712,13 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            id: string;
+            efforts: string[];
+            /** @enum {string} */
+            kind: "chat" | "embedding";
+            allowUnpriced: boolean;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -5023,7 +6776,20 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: {
+                model: string;
+                currency: string;
+                /** Format: date-time */
+                effectiveAt: string;
+                /** @description decimal amount, e.g. "0.15" */
+                input: string;
+                /** @description decimal amount, e.g. "0.15" */
+                cachedInput: string;
+                /** @description decimal amount, e.g. "0.15" */
+                output: string;
+              }[];
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -5080,7 +6846,18 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            model: string;
+            currency: string;
+            /** Format: date-time */
+            effectiveAt: string;
+            /** @description decimal amount, e.g. "0.15" */
+            input: string;
+            /** @description decimal amount, e.g. "0.15" */
+            cachedInput: string;
+            /** @description decimal amount, e.g. "0.15" */
+            output: string;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -5133,7 +6910,19 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                name: string;
+                /** @description model ids, or ["*"] for every model */
+                models: string[];
+                requestsPerMinute: number | null;
+                tokensPerMinute: number | null;
+                /** Format: date-time */
+                createdAt: string;
+                /** Format: date-time */
+                updatedAt: string;
+              })[];
+          };
         };
       };
       /** @description Login or credential required */
@@ -5184,7 +6973,17 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            name: string;
+            /** @description model ids, or ["*"] for every model */
+            models: string[];
+            requestsPerMinute: number | null;
+            tokensPerMinute: number | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -5249,7 +7048,11 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            accountId: string;
+            group: string;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -5308,7 +7111,17 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            name: string;
+            /** @description model ids, or ["*"] for every model */
+            models: string[];
+            requestsPerMinute: number | null;
+            tokensPerMinute: number | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+          };
         };
       };
       /** @description Login or credential required */
@@ -5343,7 +7156,29 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            data: ({
+                /** Format: uuid */
+                id: string;
+                name: string;
+                prefix: string;
+                models: string[];
+                requestsPerMinute: number | null;
+                tokensPerMinute: number | null;
+                budget: ({
+                  /** @description decimal amount, e.g. "0.15" */
+                  amount: string;
+                  currency: string;
+                  /** @enum {string} */
+                  period: "day" | "month" | "total";
+                }) | null;
+                expiresAt: string | null;
+                siteId: string | null;
+                /** Format: date-time */
+                createdAt: string;
+                disabledAt: string | null;
+              })[];
+          };
         };
       };
       /** @description Login or credential required */
@@ -5400,7 +7235,29 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            prefix: string;
+            models: string[];
+            requestsPerMinute: number | null;
+            tokensPerMinute: number | null;
+            budget: ({
+              /** @description decimal amount, e.g. "0.15" */
+              amount: string;
+              currency: string;
+              /** @enum {string} */
+              period: "day" | "month" | "total";
+            }) | null;
+            expiresAt: string | null;
+            siteId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            disabledAt: string | null;
+            /** @description `sk-…`, shown once, in this answer only */
+            key: string;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -5458,7 +7315,27 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            prefix: string;
+            models: string[];
+            requestsPerMinute: number | null;
+            tokensPerMinute: number | null;
+            budget: ({
+              /** @description decimal amount, e.g. "0.15" */
+              amount: string;
+              currency: string;
+              /** @enum {string} */
+              period: "day" | "month" | "total";
+            }) | null;
+            expiresAt: string | null;
+            siteId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            disabledAt: string | null;
+          };
         };
       };
       /** @description Login or credential required */
@@ -5525,7 +7402,27 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            prefix: string;
+            models: string[];
+            requestsPerMinute: number | null;
+            tokensPerMinute: number | null;
+            budget: ({
+              /** @description decimal amount, e.g. "0.15" */
+              amount: string;
+              currency: string;
+              /** @enum {string} */
+              period: "day" | "month" | "total";
+            }) | null;
+            expiresAt: string | null;
+            siteId: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            disabledAt: string | null;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -5579,6 +7476,232 @@ export interface operations {
     };
   };
   /**
+   * Usage and spend of the caller's relay keys
+   * @description Per local day (in `tz`), key and model, and per day over all of them: calls, errors, tokens of each kind, cost per currency (calls to unpriced models counted apart), p50/p95 time to first byte and duration. The window takes the analytics views’ `from`, `to` and `tz`.
+   */
+  getApiV1MeRelayUsage: {
+    parameters: {
+      query?: {
+        from?: string;
+        to?: string;
+        tz?: string;
+        keyId?: string;
+        model?: string;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            window: {
+              from: string;
+              to: string;
+              tz: string;
+              days: number;
+            };
+            days: string[];
+            totals: ({
+                day: string;
+                calls: number;
+                errors: number;
+                cancelled: number;
+                tokens: {
+                  input: number;
+                  cached: number;
+                  output: number;
+                  reasoning: number;
+                };
+                cost: {
+                  [key: string]: string;
+                };
+                unpricedCalls: number;
+                ttfbMs: {
+                  p50: number;
+                  p95: number;
+                } | null;
+                durationMs: {
+                  p50: number;
+                  p95: number;
+                };
+              })[];
+            rows: ({
+                day: string;
+                calls: number;
+                errors: number;
+                cancelled: number;
+                tokens: {
+                  input: number;
+                  cached: number;
+                  output: number;
+                  reasoning: number;
+                };
+                cost: {
+                  [key: string]: string;
+                };
+                unpricedCalls: number;
+                ttfbMs: {
+                  p50: number;
+                  p95: number;
+                } | null;
+                durationMs: {
+                  p50: number;
+                  p95: number;
+                };
+                /** Format: uuid */
+                keyId: string;
+                keyName: string;
+                model: string;
+              })[];
+          };
+        };
+      };
+      /** @description Request body is not valid JSON */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Login or credential required */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Insufficient scope */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests */
+      429: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Persistence unavailable */
+      503: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Usage and spend of every relay key (platform admin only)
+   * @description Per local day (in `tz`), key and model, and per day over all of them: calls, errors, tokens of each kind, cost per currency (calls to unpriced models counted apart), p50/p95 time to first byte and duration. The window takes the analytics views’ `from`, `to` and `tz`.
+   */
+  getApiV1RelayUsage: {
+    parameters: {
+      query?: {
+        from?: string;
+        to?: string;
+        tz?: string;
+        keyId?: string;
+        model?: string;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            window: {
+              from: string;
+              to: string;
+              tz: string;
+              days: number;
+            };
+            days: string[];
+            totals: ({
+                day: string;
+                calls: number;
+                errors: number;
+                cancelled: number;
+                tokens: {
+                  input: number;
+                  cached: number;
+                  output: number;
+                  reasoning: number;
+                };
+                cost: {
+                  [key: string]: string;
+                };
+                unpricedCalls: number;
+                ttfbMs: {
+                  p50: number;
+                  p95: number;
+                } | null;
+                durationMs: {
+                  p50: number;
+                  p95: number;
+                };
+              })[];
+            rows: ({
+                day: string;
+                calls: number;
+                errors: number;
+                cancelled: number;
+                tokens: {
+                  input: number;
+                  cached: number;
+                  output: number;
+                  reasoning: number;
+                };
+                cost: {
+                  [key: string]: string;
+                };
+                unpricedCalls: number;
+                ttfbMs: {
+                  p50: number;
+                  p95: number;
+                } | null;
+                durationMs: {
+                  p50: number;
+                  p95: number;
+                };
+                /** Format: uuid */
+                keyId: string;
+                keyName: string;
+                model: string;
+              })[];
+          };
+        };
+      };
+      /** @description Request body is not valid JSON */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Login or credential required */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Insufficient scope */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests */
+      429: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Persistence unavailable */
+      503: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
    * Create a model response (Responses protocol)
    * @description Forwarded as sent to a channel speaking Responses, converted for a chat-only channel; `stream: true` answers server-sent events.
    */
@@ -5603,7 +7726,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": unknown;
         };
       };
       /** @description Request body is not valid JSON */
@@ -5691,7 +7814,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": unknown;
         };
       };
       /** @description Request body is not valid JSON */
@@ -5771,7 +7894,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": unknown;
         };
       };
       /** @description Request body is not valid JSON */
@@ -5842,7 +7965,17 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            /** @constant */
+            object: "list";
+            data: {
+                id: string;
+                /** @constant */
+                object: "model";
+                created: number;
+                owned_by: string;
+              }[];
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -5882,7 +8015,13 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": {
+            id: string;
+            /** @constant */
+            object: "model";
+            created: number;
+            owned_by: string;
+          };
         };
       };
       /** @description Request body is not valid JSON */
@@ -5917,7 +8056,7 @@ export interface operations {
       /** @description Success */
       200: {
         content: {
-          "application/json": Record<string, never>;
+          "application/json": unknown;
         };
       };
     };
