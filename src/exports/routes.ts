@@ -7,20 +7,14 @@ import type { Principal } from '../auth/principal.ts';
 import type { Scope } from '../auth/scopes.ts';
 import { HttpError, unavailable } from '../errors/http-error.ts';
 import { route, Uuid, type Route } from '../http/route.ts';
+import { queryInteger } from '../shared/query-integer.ts';
 import { enqueue, JOBS } from '../queues/catalog.ts';
 import { READ_SCOPE } from '../records/routes.ts';
 import { streamExport } from './download.ts';
 import { failExport, findExport, insertExport, recentExports } from './repo.ts';
 import { ExportAnswer, ExportRequestSchema, presentExport, type ExportRequest } from './schemas.ts';
 
-const ListQuerySchema = z.strictObject({
-  limit: z
-    .string()
-    .regex(/^\d{1,3}$/, 'must be an integer from 1 to 100')
-    .transform(Number)
-    .pipe(z.int().min(1).max(100))
-    .default(20),
-});
+const ListQuerySchema = z.strictObject({ limit: queryInteger(1, 100, 20) });
 
 /** How long creating an export may wait for Redis before answering 503. */
 const ENQUEUE_TIMEOUT_MS = 2000;

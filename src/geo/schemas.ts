@@ -1,5 +1,6 @@
 import { CronExpressionParser } from 'cron-parser';
 import { z } from 'zod';
+import { queryInteger } from '../shared/query-integer.ts';
 import { isTimeZone } from '../shared/time-zone.ts';
 import { windowParams } from '../analytics/schemas.ts';
 import { Timestamp } from '../ingest/schemas.ts';
@@ -116,15 +117,7 @@ export const GeoAuditBody = z.strictObject({
 /** `Idempotency-Key` of POST geo/audits: 8 to 100 visible ASCII characters. */
 export const IDEMPOTENCY_KEY = /^[\x21-\x7e]{8,100}$/;
 
-const integer = (min: number, max: number, fallback: number) =>
-  z
-    .string()
-    .regex(/^\d{1,9}$/, 'must be a non-negative integer')
-    .transform(Number)
-    .pipe(z.int().min(min).max(max))
-    .default(fallback);
-
-const page = { limit: integer(1, 200, 50), offset: integer(0, 10_000, 0) };
+const page = { limit: queryInteger(1, 200, 50), offset: queryInteger(0, 10_000, 0) };
 const window = { from: Timestamp.optional(), to: Timestamp.optional() };
 
 function ordered<T extends { from?: string; to?: string }>(q: T, ctx: z.RefinementCtx): void {

@@ -1,13 +1,6 @@
 import { z } from 'zod';
+import { queryInteger } from '../shared/query-integer.ts';
 import { Timestamp } from '../ingest/schemas.ts';
-
-const integer = (min: number, max: number, fallback: number) =>
-  z
-    .string()
-    .regex(/^\d{1,9}$/, 'must be a non-negative integer')
-    .transform(Number)
-    .pipe(z.int().min(min).max(max))
-    .default(fallback);
 
 /** The window of record reads and record exports, on occurred_at. */
 export const recordWindow = {
@@ -27,8 +20,8 @@ export function checkRecordWindow(q: { from?: string; to?: string }, ctx: z.Refi
 /** Query of GET /sites/{siteId}/<collection> (spec 4.3, CONTRACT §4). Unknown parameters are refused. */
 export const RecordListQuerySchema = z
   .strictObject({
-    limit: integer(1, 200, 50),
-    offset: integer(0, 10_000, 0),
+    limit: queryInteger(1, 200, 50),
+    offset: queryInteger(0, 10_000, 0),
     ...recordWindow,
   })
   .superRefine(checkRecordWindow);
