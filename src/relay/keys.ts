@@ -20,6 +20,8 @@ export interface RelayKey {
   budget: Budget | null;
   /** Epoch ms after which the key is refused; null when it never expires. */
   expiresAt: number | null;
+  /** The site the key is used for: its calls are that site's model spend (analytics). */
+  siteId: string | null;
 }
 
 export interface Budget {
@@ -93,6 +95,7 @@ function toKey(row: KeyRow): RelayKey {
         ? null
         : { nanos: row.budget_nanos, currency: row.budget_currency!, period: row.budget_period! },
     expiresAt: row.expires_at?.getTime() ?? null,
+    siteId: row.site_id,
   };
 }
 

@@ -71,6 +71,7 @@ export interface KeyRow {
   budget_nanos: number | null;
   budget_currency: string | null;
   budget_period: BudgetPeriod | null;
+  site_id: string | null;
   group_name: string;
   group_models: string[];
   group_rpm: number | null;
@@ -285,6 +286,8 @@ const usageColumns = new pgp.helpers.ColumnSet<UsageRow>(
     'cost_nanos',
     'currency',
     'unpriced',
+    'site_id',
+    'customer',
   ],
   { table: 'relay_usage' },
 );

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { route, type Route, type RouteRequest } from '../http/route.ts';
 import type { ModelCall } from './call.ts';
 import { droppedHeader } from './convert/fields.ts';
+import { customerOf } from './customer.ts';
 import type { Model } from './directory.ts';
 import { meteredCost, type MeteredCost } from './money.ts';
 import { estimateOf, reservationFor, type Ticket } from './spend.ts';
@@ -33,9 +34,11 @@ function callHandler(protocol: Protocol) {
     let usage: Usage = noUsage();
     let ticket: Ticket | null = null;
     let estimated = 0;
+    let customer: string | null = null;
     try {
       const request = parseRelayRequest(protocol, ctx.json());
       model = request.body.model;
+      customer = customerOf(ctx.headers, request.body);
       stream = isStream(request);
       resolved = await relay.directory.modelFor(key, model);
       const estimate = estimateOf(request, ctx.rawBody.length);
@@ -101,6 +104,8 @@ function callHandler(protocol: Protocol) {
         reasoning_tokens: usage.reasoning_tokens,
         ttfb_ms: ttfb === null ? null : Math.round(ttfb),
         duration_ms: Math.round(performance.now() - started),
+        site_id: key.siteId,
+        customer,
       });
     }
   };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IDENTIFIER_PATTERN } from '../ingest/schemas.ts';
 
 const tokens = z.number().int().min(0).nullable();
 
@@ -26,6 +27,9 @@ export const UsageRowSchema = z.object({
     .nullable()
     .default(null),
   unpriced: z.boolean().default(false),
+  // The site the key was used for, and the customer the call was made for (customer.ts).
+  site_id: z.uuid().nullable().default(null),
+  customer: z.string().regex(IDENTIFIER_PATTERN).nullable().default(null),
 });
 
 /** One job carries the calls of a short window, so metering costs one Redis write per batch. */

@@ -115,6 +115,8 @@ test('the front door exports the durations of the jobs every worker process ran'
     cost_nanos: null,
     currency: null,
     unpriced: false,
+    site_id: null,
+    customer: null,
   });
   const completed = async () =>
     sample(await scrape(), 'radar_job_duration_seconds_count', { queue: USAGE_QUEUE, status: 'completed' }) ?? 0;
