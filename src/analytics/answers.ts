@@ -33,6 +33,16 @@ const Coverage = z.object({
     )
     .describe('per summary metric: whether raw records, summaries or both fed it'),
   summaries: z.object({ used: z.int(), unused: z.int() }),
+  relay: z
+    .object({
+      category: z.literal('usage'),
+      calls: z.int(),
+      unpriced_calls: z.int(),
+      spend_nanos: Money,
+      days_with_calls: z.int(),
+      last_call_at: Instant.nullable(),
+    })
+    .describe("the site's model calls through the relay, counted as `usage` costs; unpriced calls in no money figure"),
 });
 
 const Freshness = z.object({
@@ -118,6 +128,9 @@ export const AcquisitionAnswer = view(
     campaigns: z.array(
       Source.extend({ campaign_id: z.string(), name: z.string().nullable(), channel: z.string().nullable() }),
     ),
+    assistants: z
+      .array(Source.extend({ assistant: z.string() }))
+      .describe('the same rows by the AI assistant their source names'),
   }),
 );
 
@@ -139,5 +152,35 @@ export const RetentionAnswer = view(
         weeks: z.array(z.object({ offset: z.int(), active_users: z.int(), share: Ratio })),
       }),
     ),
+  }),
+);
+
+const Customer = z.object({
+  external_user_id: z.string().nullable(),
+  revenue: Money,
+  spend: Money,
+  spend_nanos: Money,
+  margin: Money.nullable(),
+  margin_reason: z.enum(['currencies_differ', 'unpriced_calls']).nullable(),
+  calls: z.int(),
+  unpriced_calls: z.int(),
+  input_tokens: z.int(),
+  output_tokens: z.int(),
+});
+const CustomerLists = z.array(z.object({ currency: z.string(), customers: z.array(Customer) }));
+
+export const UnitEconomicsAnswer = view(
+  z.object({
+    customers: z.object({
+      count: z.int(),
+      with_margin: z.int(),
+      negative_margin: z.int(),
+      negative_margin_share: Ratio,
+      margin_unknown: z.object({ currencies_differ: z.int(), unpriced_calls: z.int() }),
+    }),
+    top_spenders: CustomerLists,
+    lowest_margins: CustomerLists,
+    unattributed: Customer.nullable(),
+    totals: Customer.omit({ external_user_id: true, margin: true, margin_reason: true }),
   }),
 );

@@ -16,6 +16,7 @@ import {
   type SeriesRow,
   type SummaryRow,
 } from './repo.ts';
+import { addRelaySpend, type RelayCoverage } from './relay-spend.ts';
 import { presentWindow, type Window } from './window.ts';
 
 /**
@@ -52,6 +53,8 @@ export interface Coverage {
   families: Record<Resource, FamilyCoverage>;
   metrics: Record<SummaryMetric, MetricSource>;
   summaries: { used: number; unused: number };
+  /** The site's model calls through the relay, counted as `usage` costs (relay-spend.ts). */
+  relay: RelayCoverage;
 }
 
 export interface Freshness {
@@ -155,6 +158,8 @@ export async function loadDays(
     }
   }
 
+  const relay = await addRelaySpend(db, siteId, w, days, totals);
+
   // Counted before the fold, which adds summary figures to the days: for registrations and
   // activations the raw records' presence and the summary's figure have the same name.
   const rawDays = Object.fromEntries(
@@ -198,6 +203,7 @@ export async function loadDays(
       ) as Record<Resource, FamilyCoverage>,
       metrics,
       summaries: { used, unused: sums.length - used },
+      relay,
     },
     freshness: {
       // Every batch acknowledged before as_of is in the figures: pending inserts are read with

@@ -9,9 +9,16 @@ import {
   OverviewAnswer,
   RetentionAnswer,
   TimeseriesAnswer,
+  UnitEconomicsAnswer,
 } from './answers.ts';
-import { AnalyticsQuerySchema, TimeseriesQuerySchema, type AnalyticsQuery, type ViewName } from './schemas.ts';
-import { acquisition, finance, funnel, overview, retention, timeseries, type ViewAnswer } from './views.ts';
+import {
+  AnalyticsQuerySchema,
+  TimeseriesQuerySchema,
+  UnitEconomicsQuerySchema,
+  type AnalyticsQuery,
+  type ViewName,
+} from './schemas.ts';
+import { acquisition, economics, finance, funnel, overview, retention, timeseries, type ViewAnswer } from './views.ts';
 import { resolveWindow, type Window } from './window.ts';
 
 type AnyAnswer = z.ZodType<ViewAnswer<unknown>, ViewAnswer<unknown>>;
@@ -110,6 +117,15 @@ export const ANALYTICS_VIEWS: readonly View[] = [
     schema: AnalyticsQuerySchema,
     answer: RetentionAnswer,
     run: (db, site, w) => retention(db, site, w),
+  }),
+  view({
+    name: 'unit-economics',
+    summary:
+      'Per customer: net revenue, model spend through the relay, margin, calls and tokens; top spenders, lowest margins and the share losing money, per currency',
+    scopes: [...READ, 'finance:read'],
+    schema: UnitEconomicsQuerySchema,
+    answer: UnitEconomicsAnswer,
+    run: (db, site, w, q) => economics(db, site, w, q.limit),
   }),
 ];
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isTimeZone } from '../shared/time-zone.ts';
+import { queryInteger } from '../shared/query-integer.ts';
 import { normalizeTimestamp } from '../ingest/timestamp.ts';
 
 const LOCAL_DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -41,9 +42,23 @@ export const TimeseriesQuerySchema = z.strictObject({
   interval: z.enum(['day', 'week', 'month']).default('day'),
 });
 
+/** Query of the unit-economics view: `limit` customers in each list per currency. */
+export const UnitEconomicsQuerySchema = z.strictObject({
+  ...windowParams,
+  limit: queryInteger(1, 100, 10),
+});
+
 export type AnalyticsQuery = z.output<typeof AnalyticsQuerySchema>;
 export type WindowParams = AnalyticsQuery;
 
 /** Every analytics view, the last segment of GET /sites/{siteId}/analytics/<view>. */
-export const VIEW_NAMES = ['overview', 'acquisition', 'timeseries', 'finance', 'funnel', 'retention'] as const;
+export const VIEW_NAMES = [
+  'overview',
+  'acquisition',
+  'timeseries',
+  'finance',
+  'funnel',
+  'retention',
+  'unit-economics',
+] as const;
 export type ViewName = (typeof VIEW_NAMES)[number];

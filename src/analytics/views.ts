@@ -14,6 +14,7 @@ import {
 } from './repo.ts';
 import { withPendingSources } from './pending.ts';
 import type { SharedSnapshots } from './snapshot.ts';
+import { unitEconomics } from './unit-economics.ts';
 import { periods, type Interval, type Window } from './window.ts';
 
 /** Every analytics answer (CONTRACT §5). */
@@ -330,4 +331,12 @@ export function retention(snapshots: SharedSnapshots, siteId: string, w: Window)
     },
     SPLIT_LANES,
   );
+}
+
+/** Unit economics (unit-economics.ts): its reads beside the day figures, coverage and freshness. */
+export function economics(snapshots: SharedSnapshots, siteId: string, w: Window, limit: number) {
+  return answer(snapshots, siteId, w, async ([tx]) => {
+    const data = await unitEconomics(tx!, siteId, w, limit);
+    return { data, money: [data.totals.revenue, data.totals.spend] };
+  });
 }

@@ -1,0 +1,350 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { hashSecret } from '../../src/auth/secrets.ts';
+import { newRelayKey } from '../../src/relay/keys.ts';
+import { insertChannel, insertKey, insertPrice, NO_KEY_SETTINGS, upsertModel } from '../../src/relay/repo.ts';
+import { startTestApp, type TestApp } from '../helpers/app.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { createCredential } from '../helpers/fixtures.ts';
+import { call } from '../helpers/http.ts';
+import { ingestSite, type IngestSite } from '../ingest/fixtures.ts';
+import { startFakeUpstream, type FakeUpstream } from '../relay/fake-upstream.ts';
+import { ingest, view, waitForRollups } from './fixtures.ts';
+
+/**
+ * A site whose relay key made model calls for its customers, and whose backend ingested
+ * their payments. Prices are chosen so each figure is easy to work out by hand from the
+ * tokens each call reported: `big` costs 100 cents per input token and 200 per output token,
+ * `tiny` one nano per token (so a day of it is rounded up to 1 cent), `yuan` 100 fen per
+ * token, `free` has no price.
+ */
+let app: TestApp;
+let upstream: FakeUpstream;
+let site: IngestSite;
+let readKey: string;
+let analyticsOnly: string;
+let siteKey: string;
+let window: Record<string, string>;
+/** What each customer's calls reported, keyed by customer ('' for none). */
+const used = new Map<string, { model: string; input: number; output: number }[]>();
+
+const centsOf = (model: string, input: number, output: number) =>
+  model === 'big' ? 100 * input + 200 * output : model === 'yuan' ? 100 * (input + output) : 0;
+const nanosOf = (model: string, input: number, output: number) =>
+  model === 'big' ? input * 1e9 + output * 2e9 : model === 'yuan' ? (input + output) * 1e9 : input + output;
+
+async function chat(key: string, model: string, content: string, extra: object = {}, headers = {}) {
+  return call(app.url, 'POST', '/v1/chat/completions', {
+    bearer: key,
+    headers,
+    body: { model, messages: [{ role: 'user', content }], ...extra },
+  });
+}
+
+async function metered(customer: string, model: string, content: string, extra: object = {}, headers = {}) {
+  const r = await chat(siteKey, model, content, extra, headers);
+  assert.equal(r.status, 200, r.text);
+  const list = used.get(customer) ?? used.set(customer, []).get(customer)!;
+  list.push({ model, input: r.body.usage.prompt_tokens, output: r.body.usage.completion_tokens });
+}
+
+before(async () => {
+  app = await startTestApp({ workers: ['ingest', 'rollup', 'usage'] });
+  upstream = await startFakeUpstream();
+  site = await ingestSite(app);
+  readKey = await createCredential(app.url, site.account, site.siteId, 'read', ['analytics:read', 'finance:read']);
+  analyticsOnly = await createCredential(app.url, site.account, site.siteId, 'read', ['analytics:read']);
+  // Channel, models and prices before the first call: the relay reads its directory then.
+  await insertChannel(app.db, {
+    name: 'fake',
+    baseUrl: upstream.base,
+    apiKey: null,
+    models: ['big', 'tiny', 'yuan', 'free'],
+    protocols: ['chat'],
+    priority: 0,
+    weight: 1,
+  });
+  for (const id of ['big', 'tiny', 'yuan', 'free'])
+    await upsertModel(app.db, { id, efforts: ['low', 'medium', 'high'], kind: 'chat', allowUnpriced: false });
+  const price = (model: string, currency: string, input: number, output: number) =>
+    insertPrice(app.db, {
+      model,
+      currency,
+      inputNanos: input,
+      cachedInputNanos: input,
+      outputNanos: output,
+      effectiveAt: null,
+    });
+  await price('big', 'USD', 1e15, 2e15);
+  await price('tiny', 'USD', 1e6, 1e6);
+  await price('yuan', 'CNY', 1e15, 1e15);
+
+  // The account's key for its site, made the way a customer makes it.
+  const made = await call(app.url, 'POST', '/api/v1/me/relay-keys', {
+    session: site.account.session,
+    body: { name: 'site key', models: ['*'], siteId: site.siteId },
+  });
+  assert.equal(made.status, 200, made.text);
+  siteKey = made.body.key;
+  const other = newRelayKey();
+  await insertKey(app.db, {
+    ...NO_KEY_SETTINGS,
+    name: 'no site',
+    keyHash: hashSecret(other),
+    prefix: other.slice(0, 10),
+    models: ['*'],
+    accountId: null,
+    group: 'default',
+  });
+
+  const now = Date.now();
+  // A window of instants around now that stays inside one local day of its zone (relay spend
+  // is rounded up per local day): UTC, or Shanghai (+08:00) when UTC midnight is near.
+  const nearMidnight = now % 86_400_000 < 20 * 60_000 || now % 86_400_000 > 86_400_000 - 20 * 60_000;
+  window = {
+    from: new Date(now - 10 * 60_000).toISOString(),
+    to: new Date(now + 10 * 60_000).toISOString(),
+    tz: nearMidnight ? 'Asia/Shanghai' : 'UTC',
+  };
+
+  // The customer comes from X-Radar-Customer, else safety_identifier, else user.
+  await metered('alice', 'big', 'hello there', { user: 'alice' });
+  await metered(
+    'bob',
+    'big',
+    'a much longer question with many more words in it',
+    { user: 'mallory' },
+    {
+      'X-Radar-Customer': 'bob',
+    },
+  );
+  await metered('carol', 'tiny', 'hi', { safety_identifier: 'carol', user: 'zed' });
+  await metered('dave', 'yuan', 'ni hao', { user: 'dave' });
+  await metered('erin', 'free', 'free question', { user: 'erin' });
+  await metered('', 'big', 'nobody asked');
+  // A header that could never be an external_user_id is refused, and costs nothing.
+  const refused = await chat(siteKey, 'big', 'x', {}, { 'X-Radar-Customer': 'not an id!' });
+  assert.equal(refused.status, 400, refused.text);
+  assert.equal(refused.body.error.param, 'x-radar-customer');
+  // A key of no site: its calls are no site's costs.
+  assert.equal((await chat(other, 'big', 'elsewhere', { user: 'alice' })).status, 200);
+  await eventually(
+    async () => {
+      const { n } = await app.db.one<{ n: number }>('SELECT count(*)::int AS n FROM relay_usage');
+      return n === 8 ? true : undefined;
+    },
+    20_000,
+    'the eight calls to be metered',
+  );
+
+  const at = new Date(now - 5 * 60_000).toISOString();
+  const pay = (
+    payment_id: string,
+    user: string | null,
+    amount_minor: number,
+    currency = 'USD',
+    status = 'succeeded',
+  ) => ({
+    payment_id,
+    order_id: `o-${payment_id}`,
+    ...(user ? { external_user_id: user } : {}),
+    amount_minor,
+    currency,
+    status,
+    occurred_at: at,
+  });
+  await ingest(app, site, 'payments', 'pay-1', [
+    pay('p1', 'alice', 5000),
+    pay('p2', 'alice', 9999, 'USD', 'failed'),
+    pay('p3', 'bob', 10),
+    pay('p4', 'carol', 100),
+    pay('p5', 'dave', 100),
+    pay('p6', 'frank', 300),
+    pay('p7', null, 700),
+  ]);
+  await ingest(app, site, 'refunds', 'ref-1', [
+    { refund_id: 'r1', payment_id: 'p1', amount_minor: 1000, currency: 'USD', status: 'succeeded', occurred_at: at },
+  ]);
+  const cost = (cost_id: string, category: string, amount_minor: number) => ({
+    cost_id,
+    category,
+    amount_minor,
+    currency: 'USD',
+    period_start: at,
+    period_end: at,
+    occurred_at: at,
+  });
+  await ingest(app, site, 'costs', 'cost-1', [cost('k1', 'usage', 50), cost('k2', 'infrastructure', 20)]);
+  await waitForRollups(app, site.siteId);
+});
+after(async () => {
+  await upstream.close();
+  await app.close();
+});
+
+const get = async (name: string, query: Record<string, string> = {}, key = readKey) => {
+  const r = await view(app, site.siteId, name, key, { ...window, ...query });
+  assert.equal(r.status, 200, r.text);
+  return r.body;
+};
+
+/** Relay figures of the site's calls, worked out from the tokens each call reported. */
+function relayFigures(customer?: string) {
+  let usd = 0;
+  let cny = 0;
+  let usdNanos = 0;
+  let cnyNanos = 0;
+  for (const [who, calls] of used) {
+    if (customer !== undefined && who !== customer) continue;
+    for (const c of calls) {
+      if (c.model === 'yuan') {
+        cny += centsOf(c.model, c.input, c.output);
+        cnyNanos += nanosOf(c.model, c.input, c.output);
+      } else if (c.model !== 'free') {
+        usd += centsOf(c.model, c.input, c.output);
+        usdNanos += nanosOf(c.model, c.input, c.output);
+      }
+    }
+  }
+  // tiny's few nanos round up to one cent on its day.
+  if (usdNanos % 1e7 !== 0) usd += 1;
+  return { usd, cny, usdNanos, cnyNanos };
+}
+
+test("a site key's model calls are the site's usage costs in overview, finance and timeseries, marked in coverage", async () => {
+  const relay = relayFigures();
+  const o = await get('overview');
+  assert.deepEqual(o.data.costs, { CNY: relay.cny, USD: 70 + relay.usd });
+  assert.deepEqual(o.coverage.relay, {
+    category: 'usage',
+    calls: 7,
+    unpriced_calls: 1,
+    spend_nanos: { CNY: relay.cnyNanos, USD: relay.usdNanos },
+    days_with_calls: 1,
+    last_call_at: o.coverage.relay.last_call_at,
+  });
+  assert.ok(Date.parse(o.coverage.relay.last_call_at) >= Date.parse(window.from));
+  assert.deepEqual(o.currencies, ['CNY', 'USD']);
+
+  const f = await get('finance');
+  assert.deepEqual(f.data.costs.by_category, {
+    infrastructure: { USD: 20 },
+    usage: { CNY: relay.cny, USD: 50 + relay.usd },
+  });
+  // Net revenue: 5000 − 1000 + 10 + 100 + 100 + 300 + 700 = 5210.
+  assert.deepEqual(f.data.net_revenue, { USD: 5210 });
+  assert.deepEqual(f.data.margin, { CNY: -relay.cny, USD: 5210 - 70 - relay.usd });
+
+  const t = await get('timeseries');
+  const buckets = t.data.buckets.filter((b: any) => Object.keys(b.costs).length > 0);
+  assert.equal(buckets.length, 1);
+  assert.deepEqual(buckets[0].costs, { CNY: relay.cny, USD: 70 + relay.usd });
+
+  // A window without the calls has no relay costs, and says so.
+  const before = await get('overview', {
+    from: new Date(Date.parse(window.from) - 3_600_000).toISOString(),
+    to: window.from,
+  });
+  assert.deepEqual(before.data.costs, {});
+  assert.equal(before.coverage.relay.calls, 0);
+});
+
+test('unit economics: revenue, spend, margin, calls and tokens per customer, per currency, never converted', async () => {
+  const e = await get('unit-economics');
+  const tokens = (who: string) =>
+    (used.get(who) ?? []).reduce((s, c) => ({ input: s.input + c.input, output: s.output + c.output }), {
+      input: 0,
+      output: 0,
+    });
+  const row = (
+    who: string,
+    revenue: Record<string, number>,
+    margin: Record<string, number> | null,
+    reason: string | null,
+  ) => {
+    const r = relayFigures(who);
+    const spend: Record<string, number> = {};
+    const nanos: Record<string, number> = {};
+    if (r.cnyNanos) [spend.CNY, nanos.CNY] = [r.cny, r.cnyNanos];
+    if (r.usdNanos) [spend.USD, nanos.USD] = [r.usd, r.usdNanos];
+    const calls = used.get(who) ?? [];
+    return {
+      external_user_id: who,
+      revenue,
+      spend,
+      spend_nanos: nanos,
+      margin,
+      margin_reason: reason,
+      calls: calls.length,
+      unpriced_calls: calls.filter((c) => c.model === 'free').length,
+      input_tokens: tokens(who).input,
+      output_tokens: tokens(who).output,
+    };
+  };
+  const alice = row('alice', { USD: 4000 }, { USD: 4000 - relayFigures('alice').usd }, null);
+  const bob = row('bob', { USD: 10 }, { USD: 10 - relayFigures('bob').usd }, null);
+  const carol = row('carol', { USD: 100 }, { USD: 99 }, null);
+  const dave = row('dave', { USD: 100 }, null, 'currencies_differ');
+  const frank = row('frank', { USD: 300 }, { USD: 300 }, null);
+  assert.ok(bob.margin!.USD! < 0 && alice.margin!.USD! > 0, 'bob loses money, alice does not');
+
+  assert.deepEqual(e.data.customers, {
+    count: 6,
+    with_margin: 4,
+    negative_margin: 1,
+    negative_margin_share: 0.25,
+    margin_unknown: { currencies_differ: 1, unpriced_calls: 1 },
+  });
+  const bySpend = [alice, bob, carol].sort((a, b) => b.spend_nanos.USD! - a.spend_nanos.USD!);
+  assert.deepEqual(e.data.top_spenders, [
+    { currency: 'CNY', customers: [dave] },
+    { currency: 'USD', customers: bySpend },
+  ]);
+  const byMargin = [alice, bob, carol, frank].sort((a, b) => a.margin!.USD! - b.margin!.USD!);
+  assert.deepEqual(e.data.lowest_margins, [{ currency: 'USD', customers: byMargin }]);
+  // The unpriced customer is listed nowhere by spend or margin, and counted apart.
+  assert.ok(!JSON.stringify(e.data.top_spenders).includes('erin'));
+  // Calls that named no customer (the refused one included, which cost nothing) and the
+  // payment without a user.
+  const nobody = relayFigures('');
+  assert.deepEqual(e.data.unattributed, {
+    ...row('', { USD: 700 }, { USD: 700 - nobody.usd }, null),
+    external_user_id: null,
+    calls: 2,
+  });
+  assert.deepEqual(e.data.totals.revenue, { USD: 5210 });
+  assert.deepEqual(e.data.totals.spend, { CNY: relayFigures().cny, USD: relayFigures().usd });
+  assert.equal(e.data.totals.calls, 7);
+  assert.equal(e.data.totals.unpriced_calls, 1);
+  assert.deepEqual(e.currencies, ['CNY', 'USD']);
+  assert.equal(e.coverage.relay.calls, 7);
+  assert.equal(e.coverage.families.payments.records, 7);
+  assert.ok(e.freshness.as_of);
+
+  // `limit` customers per list.
+  const one = await get('unit-economics', { limit: '1' });
+  assert.deepEqual(
+    one.data.top_spenders.map((l: any) => l.customers.map((c: any) => c.external_user_id)),
+    [['dave'], [bySpend[0]!.external_user_id]],
+  );
+});
+
+test('unit economics takes the query rules of every view, and needs finance:read', async () => {
+  for (const [query, path] of [
+    [{ limit: '0' }, 'query.limit'],
+    [{ limit: '101' }, 'query.limit'],
+    [{ customer: 'alice' }, 'query.customer'],
+    [{ tz: 'Mars/Olympus' }, 'query.tz'],
+  ] as const) {
+    const r = await view(app, site.siteId, 'unit-economics', readKey, { ...window, ...query });
+    assert.equal(r.status, 400, r.text);
+    assert.equal(r.body.code, 'validation_failed');
+    assert.ok(
+      r.body.errors.some((x: any) => x.path === path),
+      r.text,
+    );
+  }
+  const r = await view(app, site.siteId, 'unit-economics', analyticsOnly, window);
+  assert.equal(r.status, 403, r.text);
+  assert.equal(r.body.code, 'insufficient_scope');
+});
