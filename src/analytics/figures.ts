@@ -54,7 +54,7 @@ export class Figures {
   money(metric: string): Money {
     const out: Money = {};
     for (const e of this.entries(metric)) out[e.currency] = (out[e.currency] ?? 0) + e.value;
-    return sorted(out);
+    return sortedMoney(out);
   }
 
   /** A money metric per dim, then per currency. */
@@ -67,12 +67,13 @@ export class Figures {
     return Object.fromEntries(
       Object.keys(out)
         .sort()
-        .map((k) => [k, sorted(out[k]!)]),
+        .map((k) => [k, sortedMoney(out[k]!)]),
     );
   }
 }
 
-function sorted(m: Money): Money {
+/** The same amounts with currencies in alphabetical order, as every answer lists them. */
+export function sortedMoney(m: Money): Money {
   return Object.fromEntries(
     Object.keys(m)
       .sort()
@@ -80,11 +81,16 @@ function sorted(m: Money): Money {
   );
 }
 
+/** Adds `value` minor units of `currency` to `m`. */
+export function addMoney(m: Money, currency: string, value: number): void {
+  m[currency] = (m[currency] ?? 0) + value;
+}
+
 /** a − b − …, per currency; a currency only in a subtrahend goes negative. */
 export function subtract(a: Money, ...bs: Money[]): Money {
   const out: Money = { ...a };
   for (const b of bs) for (const [c, v] of Object.entries(b)) out[c] = (out[c] ?? 0) - v;
-  return sorted(out);
+  return sortedMoney(out);
 }
 
 export function scale(a: Money, factor: number): Money {

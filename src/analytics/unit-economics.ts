@@ -1,6 +1,6 @@
 import { sqlFile } from '../db/sql-file.ts';
 import { isoInstant } from './calendar.ts';
-import { ratio, type Money } from './figures.ts';
+import { addMoney, ratio, sortedMoney, type Money } from './figures.ts';
 import { nanosToMinor } from './relay-spend.ts';
 import type { Queryable } from './repo.ts';
 import type { Window } from './window.ts';
@@ -50,17 +50,6 @@ const newAcc = (): Acc => ({
   input_tokens: 0,
   output_tokens: 0,
 });
-
-const add = (m: Money, currency: string, v: number) => {
-  m[currency] = (m[currency] ?? 0) + v;
-};
-
-const sortedMoney = (m: Money): Money =>
-  Object.fromEntries(
-    Object.keys(m)
-      .sort()
-      .map((c) => [c, m[c]!]),
-  );
 
 /**
  * The margin is revenue − spend only when nothing needs converting and nothing is unknown:
@@ -143,10 +132,10 @@ export async function unitEconomics(db: Queryable, siteId: string, w: Window, li
       a.unpriced_calls += r.unpriced;
       a.input_tokens += r.input_tokens;
       a.output_tokens += r.output_tokens;
-      if (r.currency !== null && r.calls > r.unpriced) add(a.spend_nanos, r.currency, r.nanos);
+      if (r.currency !== null && r.calls > r.unpriced) addMoney(a.spend_nanos, r.currency, r.nanos);
     }
   }
-  for (const r of revenueRows) for (const a of [accOf(r.customer), totals]) add(a.revenue, r.currency, r.net);
+  for (const r of revenueRows) for (const a of [accOf(r.customer), totals]) addMoney(a.revenue, r.currency, r.net);
 
   const customers = [...accs].filter(([id]) => id !== null).map(([id, a]) => present(id, a));
   const withMargin = customers.filter((c) => c.margin !== null);

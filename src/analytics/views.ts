@@ -13,6 +13,7 @@ import {
   type Queryable,
 } from './repo.ts';
 import { withPendingSources } from './pending.ts';
+import { AI_ASSISTANTS, visitAssistant, type AssistantId } from '../geo/traffic.ts';
 import type { SharedSnapshots } from './snapshot.ts';
 import { unitEconomics } from './unit-economics.ts';
 import { periods, type Interval, type Window } from './window.ts';
@@ -222,6 +223,7 @@ export function acquisition(snapshots: SharedSnapshots, siteId: string, w: Windo
     const campaignOf = new Map(known.map((c) => [c.campaign_id, c]));
     const byChannel = new Map<string | null, SourceFigures>();
     const byCampaign = new Map<string, SourceFigures>();
+    const byAssistant = new Map<AssistantId, SourceFigures>();
     const empty = (): SourceFigures => ({
       visits: 0,
       registrations: 0,
@@ -236,6 +238,13 @@ export function acquisition(snapshots: SharedSnapshots, siteId: string, w: Windo
       const targets = [byChannel.get(channel) ?? byChannel.set(channel, empty()).get(channel)!];
       if (r.campaign_id)
         targets.push(byCampaign.get(r.campaign_id) ?? byCampaign.set(r.campaign_id, empty()).get(r.campaign_id)!);
+      // The same rows by the AI assistant their source names (geo/traffic.ts), if any.
+      const assistant = visitAssistant({
+        channel: r.channel || null,
+        campaign_id: r.campaign_id || null,
+        campaign_name: campaignOf.get(r.campaign_id)?.name ?? null,
+      });
+      if (assistant) targets.push(byAssistant.get(assistant) ?? byAssistant.set(assistant, empty()).get(assistant)!);
       for (const f of targets) {
         if (r.metric === 'revenue' || r.metric === 'spend')
           f[r.metric][r.currency] = (f[r.metric][r.currency] ?? 0) + r.value;
@@ -253,8 +262,12 @@ export function acquisition(snapshots: SharedSnapshots, siteId: string, w: Windo
         channel: campaignOf.get(id)?.channel ?? null,
         ...presentSource(f),
       }));
+    const assistants = AI_ASSISTANTS.filter((a) => byAssistant.has(a.id)).map((a) => ({
+      assistant: a.id,
+      ...presentSource(byAssistant.get(a.id)!),
+    }));
     const money = [...channels, ...campaignList].flatMap((s) => [s.revenue, s.spend]);
-    return { data: { channels, campaigns: campaignList }, money };
+    return { data: { channels, campaigns: campaignList, assistants }, money };
   });
 }
 

@@ -7,6 +7,8 @@ import { AI_ASSISTANTS } from './traffic.ts';
  */
 
 const Instant = z.iso.datetime();
+/** Minor units per currency, never converted. */
+const Money = z.record(z.string(), z.int());
 
 export const GeoConfig = z.object({
   brand: z.object({ name: z.string(), aliases: z.array(z.string()) }),
@@ -124,7 +126,19 @@ const AssistantId = z.enum(AI_ASSISTANTS.map((a) => a.id));
 export const GeoTraffic = z.object({
   data: z.object({
     visits: z.int(),
-    assistants: z.array(z.object({ assistant: AssistantId, visits: z.int() })),
+    assistants: z.array(
+      z.object({
+        assistant: AssistantId,
+        visits: z.int(),
+        visitors: z.int(),
+        first_touch: z
+          .object({ registrations: z.int(), activations: z.int(), paid_orders: z.int(), revenue: Money })
+          .describe('what the users whose first touch it was did in the window'),
+        last_touch: z
+          .object({ paid_orders: z.int(), revenue: Money })
+          .describe('paid orders and revenue whose last touch before them it was'),
+      }),
+    ),
     days: z.array(
       z.object({
         day: z.iso.date(),
@@ -133,5 +147,6 @@ export const GeoTraffic = z.object({
       }),
     ),
   }),
+  currencies: z.array(z.string()),
   window: ReportWindow,
 });

@@ -27,6 +27,7 @@ const q = {
   competitorMetrics: sqlFile('geo/competitor-metrics.sql'),
   runCoverage: sqlFile('geo/run-coverage.sql'),
   trafficSources: sqlFile('geo/traffic-sources.sql'),
+  assistantOutcomes: sqlFile('geo/assistant-outcomes.sql'),
   auditClaim: sqlFile('geo/audit-claim.sql'),
   auditFind: sqlFile('geo/audit-find.sql'),
   auditFinish: sqlFile('geo/audit-finish.sql'),
@@ -320,10 +321,28 @@ export function trafficSources(
   db: Db,
   siteId: string,
   w: { from: string; to: string; tz: string },
-): Promise<
-  { day: string; channel: string | null; campaign_id: string | null; campaign_name: string | null; visits: number }[]
-> {
+): Promise<(VisitSource & { day: string; visits: number; users: string[] })[]> {
   return db.any(q.trafficSources, { siteId, ...w });
+}
+
+/** The values a visit's or touch's source can show up in (see visitAssistant). */
+export interface VisitSource {
+  channel: string | null;
+  campaign_id: string | null;
+  campaign_name: string | null;
+}
+
+export interface OutcomeRow extends VisitSource {
+  touch: 'first' | 'last';
+  metric: 'registrations' | 'activations' | 'paid_orders' | 'revenue';
+  /** '' for counts. */
+  currency: string;
+  value: number;
+}
+
+/** Outcomes of the window by the source of each user's first and last touch (sql/geo/assistant-outcomes.sql). */
+export function assistantOutcomes(db: Db, siteId: string, w: { from: string; to: string }): Promise<OutcomeRow[]> {
+  return db.any(q.assistantOutcomes, { siteId, from: w.from, to: w.to });
 }
 
 export interface AuditCheck {

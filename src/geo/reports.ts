@@ -1,6 +1,7 @@
 import type { Db } from '../db/connection.ts';
 import { metricsByModel, ratio } from './visibility.ts';
-import { entityCounts, findConfig, metricCounts, runCoverage, trafficSources } from './repo.ts';
+import { assistantFigures } from './attribution.ts';
+import { assistantOutcomes, entityCounts, findConfig, metricCounts, runCoverage, trafficSources } from './repo.ts';
 import { AI_ASSISTANTS, visitAssistant, type AssistantId } from './traffic.ts';
 import { isoInstant } from '../analytics/calendar.ts';
 import { presentWindow, type Window } from '../analytics/window.ts';
@@ -82,33 +83,37 @@ export async function trends(db: Db, siteId: string, w: Window) {
 }
 
 /**
- * GET geo/traffic: visits an AI assistant sent, per assistant and per day. A visit counts for an
- * assistant when its `properties.channel`, its `campaign_id` or its campaign's name names one
- * (see assistantOf); campaign `channel` values are the spec's fixed list (search, social, …),
- * none of which can name an assistant.
+ * GET geo/traffic: what AI assistants brought in. Per assistant: the visits it sent (a visit
+ * counts for an assistant when its `properties.channel`, its `campaign_id` or its campaign's
+ * name names one, see assistantOf) and their distinct users; of the users whose first touch it
+ * was, their registrations, activations, paid orders and revenue in the window; and the paid
+ * orders and revenue whose last touch before them it was (attribution.ts). Visits also per day.
  */
 export async function traffic(db: Db, siteId: string, w: Window) {
-  const sources = await trafficSources(db, siteId, bounds(w));
+  const [sources, outcomes] = await Promise.all([
+    trafficSources(db, siteId, bounds(w)),
+    assistantOutcomes(db, siteId, bounds(w)),
+  ]);
   const perDay = new Map<string, Map<AssistantId, number>>();
-  const totals = new Map<AssistantId, number>(AI_ASSISTANTS.map((a) => [a.id, 0]));
   for (const s of sources) {
     const a = visitAssistant(s);
     if (!a) continue;
-    totals.set(a, totals.get(a)! + s.visits);
     let day = perDay.get(s.day);
     if (!day) perDay.set(s.day, (day = new Map()));
     day.set(a, (day.get(a) ?? 0) + s.visits);
   }
+  const { assistants, currencies } = assistantFigures(sources, outcomes);
   return {
     data: {
-      visits: [...totals.values()].reduce((x, y) => x + y, 0),
-      assistants: [...totals].map(([assistant, visits]) => ({ assistant, visits })),
+      visits: assistants.reduce((n, a) => n + a.visits, 0),
+      assistants,
       days: daysOf(w).map((day) => ({
         day,
         visits: [...(perDay.get(day)?.values() ?? [])].reduce((x, y) => x + y, 0),
         assistants: Object.fromEntries(AI_ASSISTANTS.map((a) => [a.id, perDay.get(day)?.get(a.id) ?? 0])),
       })),
     },
+    currencies,
     window: presentWindow(w),
   };
 }

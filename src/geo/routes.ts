@@ -244,7 +244,12 @@ export const geoRoutes: Route[] = [
     overview,
   ),
   reportRoute('trends', 'The GEO metrics per day of a window, overall and per model', GeoTrends, trends),
-  reportRoute('traffic', 'Visits sent by AI assistants, per assistant and day', GeoTraffic, traffic),
+  reportRoute(
+    'traffic',
+    'What AI assistants brought in: visits and visitors, and the registrations, activations, paid orders and revenue of the users they first (and last) brought',
+    GeoTraffic,
+    traffic,
+  ),
   route({
     method: 'GET',
     path: '/api/v1/sites/:siteId/geo/reports',

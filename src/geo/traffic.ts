@@ -6,8 +6,17 @@ export const AI_ASSISTANTS = [
   { id: 'chatgpt', domains: ['chatgpt.com', 'chat.openai.com'], names: ['chatgpt'] },
   { id: 'perplexity', domains: ['perplexity.ai'], names: ['perplexity'] },
   { id: 'claude', domains: ['claude.ai'], names: ['claude'] },
-  { id: 'gemini', domains: ['gemini.google.com'], names: ['gemini'] },
+  { id: 'gemini', domains: ['gemini.google.com', 'bard.google.com'], names: ['gemini'] },
   { id: 'copilot', domains: ['copilot.microsoft.com'], names: ['copilot'] },
+  { id: 'deepseek', domains: ['chat.deepseek.com'], names: ['deepseek'] },
+  // Others that link to the sites they cite; the Chinese ones matter to sites Radar serves.
+  { id: 'grok', domains: ['grok.com'], names: ['grok'] },
+  { id: 'meta_ai', domains: ['meta.ai'], names: ['meta ai'] },
+  { id: 'mistral', domains: ['chat.mistral.ai'], names: ['le chat', 'lechat', 'mistral'] },
+  { id: 'kimi', domains: ['kimi.com', 'kimi.moonshot.cn'], names: ['kimi'] },
+  { id: 'doubao', domains: ['doubao.com'], names: ['doubao'] },
+  { id: 'qwen', domains: ['chat.qwen.ai', 'tongyi.aliyun.com', 'qianwen.aliyun.com'], names: ['qwen', 'tongyi'] },
+  { id: 'yuanbao', domains: ['yuanbao.tencent.com'], names: ['yuanbao'] },
 ] as const;
 
 export type AssistantId = (typeof AI_ASSISTANTS)[number]['id'];

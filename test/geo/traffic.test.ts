@@ -58,20 +58,32 @@ before(async () => {
 });
 after(() => fx.app.close());
 
-const zero = { chatgpt: 0, perplexity: 0, claude: 0, gemini: 0, copilot: 0 };
+const OTHERS = ['deepseek', 'grok', 'meta_ai', 'mistral', 'kimi', 'doubao', 'qwen', 'yuanbao'];
+const zero = {
+  chatgpt: 0,
+  perplexity: 0,
+  claude: 0,
+  gemini: 0,
+  copilot: 0,
+  ...Object.fromEntries(OTHERS.map((a) => [a, 0])),
+};
 
 test('traffic counts visits an AI assistant sent, per assistant and per day in the report time zone', async () => {
   const window = 'from=2026-11-10T00:00:00Z&to=2026-11-12T00:00:00Z';
   let r = await fx.geo('GET', `traffic?${window}&tz=UTC`);
   assert.equal(r.status, 200, r.text);
   assert.equal(r.body.data.visits, 7);
-  assert.deepEqual(r.body.data.assistants, [
-    { assistant: 'chatgpt', visits: 3 },
-    { assistant: 'perplexity', visits: 1 },
-    { assistant: 'claude', visits: 1 },
-    { assistant: 'gemini', visits: 1 },
-    { assistant: 'copilot', visits: 1 },
-  ]);
+  assert.deepEqual(
+    r.body.data.assistants.map((a: any) => ({ assistant: a.assistant, visits: a.visits })),
+    [
+      { assistant: 'chatgpt', visits: 3 },
+      { assistant: 'perplexity', visits: 1 },
+      { assistant: 'claude', visits: 1 },
+      { assistant: 'gemini', visits: 1 },
+      { assistant: 'copilot', visits: 1 },
+      ...OTHERS.map((assistant) => ({ assistant, visits: 0 })),
+    ],
+  );
   assert.deepEqual(r.body.data.days, [
     { day: '2026-11-10', visits: 4, assistants: { ...zero, chatgpt: 2, perplexity: 1, copilot: 1 } },
     { day: '2026-11-11', visits: 3, assistants: { ...zero, chatgpt: 1, claude: 1, gemini: 1 } },
