@@ -165,6 +165,12 @@ describe('the console', () => {
       .getByRole('table', { name: 'Channels' })
       .getByRole('row', { name: /^social/ })
       .waitFor();
+    await page
+      .getByRole('table', { name: 'AI assistants' })
+      .getByRole('row', { name: /^ChatGPT/ })
+      .waitFor();
+    await page.getByRole('heading', { name: 'Unit economics' }).waitFor();
+    await page.getByRole('table', { name: 'Lowest margins (USD)' }).waitFor();
     await checkPage(page, errors, 'analytics');
 
     await page.getByLabel('Range').selectOption('7d');

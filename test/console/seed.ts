@@ -14,7 +14,8 @@ export function productActivity(days: number, now = Date.now()): Partial<Record<
   const orders: Record<string, unknown>[] = [];
   const payments: Record<string, unknown>[] = [];
   const subscriptions: Record<string, unknown>[] = [];
-  const channels = ['search', 'social', 'email', 'direct'];
+  // chatgpt.com: visits an AI assistant sent (geo/traffic, the acquisition page's AI table).
+  const channels = ['search', 'social', 'email', 'direct', 'chatgpt.com'];
   const start = now - days * DAY;
   const at = (t: number) => new Date(Math.floor(t / 60_000) * 60_000).toISOString();
   for (let d = 0; d < days; d++) {

@@ -253,7 +253,7 @@ export interface paths {
     get: operations["getApiV1SitesSiteIdGeoTrends"];
   };
   "/api/v1/sites/{siteId}/geo/traffic": {
-    /** Visits sent by AI assistants, per assistant and day */
+    /** What AI assistants brought in: visits and visitors, and the registrations, activations, paid orders and revenue of the users they first (and last) brought */
     get: operations["getApiV1SitesSiteIdGeoTraffic"];
   };
   "/api/v1/sites/{siteId}/geo/reports": {
@@ -312,6 +312,13 @@ export interface paths {
      * @description Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or any instant with a zone, `to` exclusive, at most 366 days; default the last 30 local days up to now. Money is a map currency → minor units, never converted.
      */
     get: operations["getApiV1SitesSiteIdAnalyticsRetention"];
+  };
+  "/api/v1/sites/{siteId}/analytics/unit-economics": {
+    /**
+     * Per customer: net revenue, model spend through the relay, margin, calls and tokens; top spenders, lowest margins and the share losing money, per currency
+     * @description Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or any instant with a zone, `to` exclusive, at most 366 days; default the last 30 local days up to now. Money is a map currency → minor units, never converted.
+     */
+    get: operations["getApiV1SitesSiteIdAnalyticsUnitEconomics"];
   };
   "/api/v1/sites/{siteId}/exports": {
     /** The site's most recent exports, newest first */
@@ -5047,7 +5054,7 @@ export interface operations {
       };
     };
   };
-  /** Visits sent by AI assistants, per assistant and day */
+  /** What AI assistants brought in: visits and visitors, and the registrations, activations, paid orders and revenue of the users they first (and last) brought */
   getApiV1SitesSiteIdGeoTraffic: {
     parameters: {
       query?: {
@@ -5068,8 +5075,25 @@ export interface operations {
               visits: number;
               assistants: ({
                   /** @enum {string} */
-                  assistant: "chatgpt" | "perplexity" | "claude" | "gemini" | "copilot";
+                  assistant: "chatgpt" | "perplexity" | "claude" | "gemini" | "copilot" | "deepseek" | "grok" | "meta_ai" | "mistral" | "kimi" | "doubao" | "qwen" | "yuanbao";
                   visits: number;
+                  visitors: number;
+                  /** @description what the users whose first touch it was did in the window */
+                  first_touch: {
+                    registrations: number;
+                    activations: number;
+                    paid_orders: number;
+                    revenue: {
+                      [key: string]: number;
+                    };
+                  };
+                  /** @description paid orders and revenue whose last touch before them it was */
+                  last_touch: {
+                    paid_orders: number;
+                    revenue: {
+                      [key: string]: number;
+                    };
+                  };
                 })[];
               days: {
                   /** Format: date */
@@ -5081,6 +5105,7 @@ export interface operations {
                   };
                 }[];
             };
+            currencies: string[];
             window: {
               /** Format: date-time */
               from: string;
@@ -5451,6 +5476,18 @@ export interface operations {
                 used: number;
                 unused: number;
               };
+              /** @description the site's model calls through the relay, counted as `usage` costs; unpriced calls in no money figure */
+              relay: {
+                /** @constant */
+                category: "usage";
+                calls: number;
+                unpriced_calls: number;
+                spend_nanos: {
+                  [key: string]: number;
+                };
+                days_with_calls: number;
+                last_call_at: string | null;
+              };
             };
             currencies: string[];
             freshness: {
@@ -5555,6 +5592,26 @@ export interface operations {
                   name: string | null;
                   channel: string | null;
                 })[];
+              /** @description the same rows by the AI assistant their source names */
+              assistants: ({
+                  visits: number;
+                  registrations: number;
+                  activations: number;
+                  paid_orders: number;
+                  revenue: {
+                    [key: string]: number;
+                  };
+                  spend: {
+                    [key: string]: number;
+                  };
+                  cac: {
+                    [key: string]: number | null;
+                  };
+                  roas: {
+                    [key: string]: number | null;
+                  };
+                  assistant: string;
+                })[];
             };
             coverage: {
               window: {
@@ -5586,6 +5643,18 @@ export interface operations {
               summaries: {
                 used: number;
                 unused: number;
+              };
+              /** @description the site's model calls through the relay, counted as `usage` costs; unpriced calls in no money figure */
+              relay: {
+                /** @constant */
+                category: "usage";
+                calls: number;
+                unpriced_calls: number;
+                spend_nanos: {
+                  [key: string]: number;
+                };
+                days_with_calls: number;
+                last_call_at: string | null;
               };
             };
             currencies: string[];
@@ -5710,6 +5779,18 @@ export interface operations {
               summaries: {
                 used: number;
                 unused: number;
+              };
+              /** @description the site's model calls through the relay, counted as `usage` costs; unpriced calls in no money figure */
+              relay: {
+                /** @constant */
+                category: "usage";
+                calls: number;
+                unpriced_calls: number;
+                spend_nanos: {
+                  [key: string]: number;
+                };
+                days_with_calls: number;
+                last_call_at: string | null;
               };
             };
             currencies: string[];
@@ -5850,6 +5931,18 @@ export interface operations {
                 used: number;
                 unused: number;
               };
+              /** @description the site's model calls through the relay, counted as `usage` costs; unpriced calls in no money figure */
+              relay: {
+                /** @constant */
+                category: "usage";
+                calls: number;
+                unpriced_calls: number;
+                spend_nanos: {
+                  [key: string]: number;
+                };
+                days_with_calls: number;
+                last_call_at: string | null;
+              };
             };
             currencies: string[];
             freshness: {
@@ -5951,6 +6044,18 @@ export interface operations {
               summaries: {
                 used: number;
                 unused: number;
+              };
+              /** @description the site's model calls through the relay, counted as `usage` costs; unpriced calls in no money figure */
+              relay: {
+                /** @constant */
+                category: "usage";
+                calls: number;
+                unpriced_calls: number;
+                spend_nanos: {
+                  [key: string]: number;
+                };
+                days_with_calls: number;
+                last_call_at: string | null;
               };
             };
             currencies: string[];
@@ -6061,6 +6166,218 @@ export interface operations {
                 used: number;
                 unused: number;
               };
+              /** @description the site's model calls through the relay, counted as `usage` costs; unpriced calls in no money figure */
+              relay: {
+                /** @constant */
+                category: "usage";
+                calls: number;
+                unpriced_calls: number;
+                spend_nanos: {
+                  [key: string]: number;
+                };
+                days_with_calls: number;
+                last_call_at: string | null;
+              };
+            };
+            currencies: string[];
+            freshness: {
+              as_of: string | null;
+              lag_seconds: number;
+              pending_hours: number;
+              last_received_at: string | null;
+            };
+          };
+        };
+      };
+      /** @description Request body is not valid JSON */
+      400: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Login or credential required */
+      401: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Insufficient scope */
+      403: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Too many requests */
+      429: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+      /** @description Persistence unavailable */
+      503: {
+        content: {
+          "application/problem+json": components["schemas"]["Problem"];
+        };
+      };
+    };
+  };
+  /**
+   * Per customer: net revenue, model spend through the relay, margin, calls and tokens; top spenders, lowest margins and the share losing money, per currency
+   * @description Answers {data, coverage, currencies, freshness}. `from`/`to`: a local date in `tz` or any instant with a zone, `to` exclusive, at most 366 days; default the last 30 local days up to now. Money is a map currency → minor units, never converted.
+   */
+  getApiV1SitesSiteIdAnalyticsUnitEconomics: {
+    parameters: {
+      query?: {
+        from?: string;
+        to?: string;
+        tz?: string;
+        limit?: string;
+      };
+      path: {
+        siteId: string;
+      };
+    };
+    responses: {
+      /** @description Success */
+      200: {
+        content: {
+          "application/json": {
+            data: {
+              customers: {
+                count: number;
+                with_margin: number;
+                negative_margin: number;
+                negative_margin_share: number | null;
+                margin_unknown: {
+                  currencies_differ: number;
+                  unpriced_calls: number;
+                };
+              };
+              top_spenders: ({
+                  currency: string;
+                  customers: ({
+                      external_user_id: string | null;
+                      revenue: {
+                        [key: string]: number;
+                      };
+                      spend: {
+                        [key: string]: number;
+                      };
+                      spend_nanos: {
+                        [key: string]: number;
+                      };
+                      margin: {
+                        [key: string]: number;
+                      } | null;
+                      margin_reason: ("currencies_differ" | "unpriced_calls") | null;
+                      calls: number;
+                      unpriced_calls: number;
+                      input_tokens: number;
+                      output_tokens: number;
+                    })[];
+                })[];
+              lowest_margins: ({
+                  currency: string;
+                  customers: ({
+                      external_user_id: string | null;
+                      revenue: {
+                        [key: string]: number;
+                      };
+                      spend: {
+                        [key: string]: number;
+                      };
+                      spend_nanos: {
+                        [key: string]: number;
+                      };
+                      margin: {
+                        [key: string]: number;
+                      } | null;
+                      margin_reason: ("currencies_differ" | "unpriced_calls") | null;
+                      calls: number;
+                      unpriced_calls: number;
+                      input_tokens: number;
+                      output_tokens: number;
+                    })[];
+                })[];
+              unattributed: ({
+                external_user_id: string | null;
+                revenue: {
+                  [key: string]: number;
+                };
+                spend: {
+                  [key: string]: number;
+                };
+                spend_nanos: {
+                  [key: string]: number;
+                };
+                margin: {
+                  [key: string]: number;
+                } | null;
+                margin_reason: ("currencies_differ" | "unpriced_calls") | null;
+                calls: number;
+                unpriced_calls: number;
+                input_tokens: number;
+                output_tokens: number;
+              }) | null;
+              totals: {
+                revenue: {
+                  [key: string]: number;
+                };
+                spend: {
+                  [key: string]: number;
+                };
+                spend_nanos: {
+                  [key: string]: number;
+                };
+                calls: number;
+                unpriced_calls: number;
+                input_tokens: number;
+                output_tokens: number;
+              };
+            };
+            coverage: {
+              window: {
+                /** Format: date-time */
+                from: string;
+                /** Format: date-time */
+                to: string;
+                tz: string;
+                days: number;
+              };
+              families: {
+                [key: string]: {
+                  records: number;
+                  first_occurred_at: string | null;
+                  last_occurred_at: string | null;
+                  days_with_data: number;
+                  days_in_window: number;
+                };
+              };
+              /** @description per summary metric: whether raw records, summaries or both fed it */
+              metrics: {
+                [key: string]: {
+                  /** @enum {string} */
+                  source: "raw" | "summaries" | "raw+summaries" | "none";
+                  raw_days: number;
+                  summary_days: number;
+                };
+              };
+              summaries: {
+                used: number;
+                unused: number;
+              };
+              /** @description the site's model calls through the relay, counted as `usage` costs; unpriced calls in no money figure */
+              relay: {
+                /** @constant */
+                category: "usage";
+                calls: number;
+                unpriced_calls: number;
+                spend_nanos: {
+                  [key: string]: number;
+                };
+                days_with_calls: number;
+                last_call_at: string | null;
+              };
             };
             currencies: string[];
             freshness: {
@@ -6137,7 +6454,7 @@ export interface operations {
                   /** @constant */
                   kind: "analytics";
                   /** @enum {string} */
-                  view: "overview" | "acquisition" | "timeseries" | "finance" | "funnel" | "retention";
+                  view: "overview" | "acquisition" | "timeseries" | "finance" | "funnel" | "retention" | "unit-economics";
                   /** @enum {string} */
                   format: "csv" | "ndjson";
                   from?: string;
@@ -6225,7 +6542,7 @@ export interface operations {
           /** @constant */
           kind: "analytics";
           /** @enum {string} */
-          view: "overview" | "acquisition" | "timeseries" | "finance" | "funnel" | "retention";
+          view: "overview" | "acquisition" | "timeseries" | "finance" | "funnel" | "retention" | "unit-economics";
           /** @enum {string} */
           format: "csv" | "ndjson";
           from?: string;
@@ -6258,7 +6575,7 @@ export interface operations {
               /** @constant */
               kind: "analytics";
               /** @enum {string} */
-              view: "overview" | "acquisition" | "timeseries" | "finance" | "funnel" | "retention";
+              view: "overview" | "acquisition" | "timeseries" | "finance" | "funnel" | "retention" | "unit-economics";
               /** @enum {string} */
               format: "csv" | "ndjson";
               from?: string;
@@ -6362,7 +6679,7 @@ export interface operations {
               /** @constant */
               kind: "analytics";
               /** @enum {string} */
-              view: "overview" | "acquisition" | "timeseries" | "finance" | "funnel" | "retention";
+              view: "overview" | "acquisition" | "timeseries" | "finance" | "funnel" | "retention" | "unit-economics";
               /** @enum {string} */
               format: "csv" | "ndjson";
               from?: string;

@@ -17,6 +17,8 @@ import { count, dateTime, moneyList, percent, time } from '../ui/format.ts';
 import { TimeZoneField } from '../ui/TimeZoneField.tsx';
 import { TimeChart, type ChartSeries } from '../ui/TimeChart.tsx';
 import { useLoad } from '../ui/use-load.ts';
+import AiAssistants from './AiAssistants.tsx';
+import UnitEconomics from './UnitEconomics.tsx';
 import { utcToZoned, zonedToUtc } from '../ui/zones.ts';
 import { takeEarly } from '../ui/early.ts';
 import {
@@ -480,6 +482,8 @@ export default function Analytics({ siteId }: { siteId: string }) {
     const r = viewRequest(siteId, state, view);
     return [() => takeEarly<AnalyticsAnswer<V>>(r.key, r.load), r.key] as const;
   };
+  const w = windowOf(state);
+  const query = { from: w.from, to: w.to, tz: state.tz };
   const overview = useLoad(...load('overview'));
   const series = useLoad(...load('timeseries'));
   const acquisition = useLoad(...load('acquisition'));
@@ -515,6 +519,7 @@ export default function Analytics({ siteId }: { siteId: string }) {
               caption="Campaigns"
               name={(r) => r.name ?? r.campaign_id}
             />
+            <AiAssistants siteId={siteId} query={query} />
           </>
         ) : (
           !acquisition.error && <Loading what="acquisition" />
@@ -526,6 +531,7 @@ export default function Analytics({ siteId }: { siteId: string }) {
       ) : (
         !finance.error && <Loading what="finance" />
       )}
+      <UnitEconomics siteId={siteId} query={query} />
       <div className="two-col">
         <div>
           <ErrorNote error={funnel.error} />
