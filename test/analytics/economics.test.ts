@@ -211,6 +211,14 @@ function relayFigures(customer?: string) {
   return { usd, cny, usdNanos, cnyNanos };
 }
 
+test('the customer header stays with Radar; the body fields reach the provider as sent', () => {
+  const bob = upstream.received.find((r) => r.body.user === 'mallory');
+  assert.ok(bob, 'the call made for bob reached the provider');
+  assert.equal(bob.headers['x-radar-customer'], undefined);
+  const carol = upstream.received.find((r) => r.body.safety_identifier === 'carol');
+  assert.equal(carol?.body.user, 'zed');
+});
+
 test("a site key's model calls are the site's usage costs in overview, finance and timeseries, marked in coverage", async () => {
   const relay = relayFigures();
   const o = await get('overview');
@@ -347,4 +355,10 @@ test('unit economics takes the query rules of every view, and needs finance:read
   const r = await view(app, site.siteId, 'unit-economics', analyticsOnly, window);
   assert.equal(r.status, 403, r.text);
   assert.equal(r.body.code, 'insufficient_scope');
+});
+
+test('the OpenAPI document describes unit economics with its query', async () => {
+  const doc = (await call(app.url, 'GET', '/api/v1/openapi.json')).body;
+  const op = doc.paths['/api/v1/sites/{siteId}/analytics/unit-economics'].get;
+  assert.deepEqual(op.parameters.map((p: { name: string }) => p.name).sort(), ['from', 'limit', 'siteId', 'to', 'tz']);
 });
