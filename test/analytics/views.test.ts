@@ -530,6 +530,8 @@ describe('analytics views', () => {
             { channel: null, ...none, visits: 3, activations: 1 },
           ],
           campaigns: [{ campaign_id: 'c1', name: 'Launch', channel: 'search', ...search }],
+          // No source here names an AI assistant (test/geo/assistants.test.ts has some).
+          assistants: [],
         },
         tz,
       );
