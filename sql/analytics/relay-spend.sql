@@ -1,4 +1,4 @@
--- A site's model calls through the relay (relay_usage.site_id, migration 0023) per local day
+-- A site's model calls through the relay (relay_usage.site_id, migration 0019) per local day
 -- of a window and currency. Takes ${siteId} and the parallel arrays ${los}, ${his}
 -- (timestamptz[], the days' bounds, hi exclusive). grp: the day's index from 0. currency is
 -- null for calls to an unpriced model. unpriced: calls without a cost (an unpriced model, or a

@@ -158,7 +158,7 @@ export async function loadDays(
     }
   }
 
-  const relay = await addRelaySpend(db, siteId, w, days, totals);
+  const relay = await addRelaySpend(db, siteId, w, days, sum);
 
   // Counted before the fold, which adds summary figures to the days: for registrations and
   // activations the raw records' presence and the summary's figure have the same name.

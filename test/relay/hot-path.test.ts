@@ -90,6 +90,7 @@ test('leases of two front doors never pass the budget together', async () => {
       tpm: null,
       budget: { nanos: 1000, currency: 'USD', period: 'total' },
       expiresAt: null,
+      siteId: null,
     };
     // 40 calls of 100 nanos each through two front doors at once: the budget covers 10.
     const answers = await Promise.allSettled(
