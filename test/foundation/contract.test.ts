@@ -117,10 +117,11 @@ test('every route that answers JSON declares its response; only raw writers do n
     .filter((r) => !r.response)
     .map((r) => `${r.method} ${r.path}`)
     .sort();
-  // These write their answer themselves: Prometheus text, the cached document, the relay's
-  // pass-through of the provider's body or event stream.
+  // These write their answer themselves: Prometheus text, the cached document, an export's
+  // file, the relay's pass-through of the provider's body or event stream.
   assert.deepEqual(undeclared, [
     'GET /api/v1/openapi.json',
+    'GET /api/v1/sites/:siteId/exports/:exportId/download',
     'GET /metrics',
     'POST /v1/chat/completions',
     'POST /v1/embeddings',
