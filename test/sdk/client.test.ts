@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { once } from 'node:events';
+import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 import { BufferFullError, RadarClient, RecordInvalidError, type UndeliveredRecord } from 'radar/sdk';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
@@ -139,4 +141,18 @@ test('without a listener, an undelivered record is a process warning, not a sile
   const [warning] = (await warned) as [Error];
   assert.equal(warning.name, 'RadarClient');
   assert.match(warning.message, /events record failed/);
+});
+
+test("plain Node loads the SDK the package exports (compiled by npm install), without Radar's TypeScript loader", async () => {
+  // No tsx and no `radar-source` condition: what a caller's program resolves `radar/sdk` to.
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      "const m = await import('radar/sdk'); console.log(typeof m.RadarClient, typeof m.RecordInvalidError)",
+    ],
+    { cwd: new URL('../..', import.meta.url) },
+  );
+  assert.equal(stdout.trim(), 'function function');
 });
