@@ -106,6 +106,19 @@ describe('relay pages', () => {
       .getByText('2.5 / 2.5 / 10 USD')
       .waitFor();
 
+    const settings = page.getByRole('form', { name: 'Model settings' });
+    await settings.getByLabel('Model id').fill('geo-beta');
+    await settings.getByLabel('Accepted reasoning efforts').fill('low, high');
+    await settings.getByLabel('Keys with a budget may call it while it has no price').check();
+    await settings.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByText('Settings of geo-beta saved.').waitFor();
+    const beta = page.getByRole('row', { name: /^geo-beta/ });
+    await beta.getByText('low, high').waitFor();
+    await beta.getByText('Allowed').waitFor();
+    const models = await call(app.url, 'GET', '/api/v1/relay/models', { session: admin.session });
+    const stored = models.body.data.find((m: { id: string }) => m.id === 'geo-beta');
+    assert.deepEqual([stored.efforts, stored.kind, stored.allowUnpriced], [['low', 'high'], 'chat', true]);
+
     const group = page.getByRole('form', { name: 'Create or replace a group' });
     await group.getByLabel('Group name').fill('writers');
     await group.getByLabel('Models', { exact: true }).fill('geo-alpha, geo-beta');

@@ -178,6 +178,7 @@ function Models({ version, changed }: Shared) {
               <tr>
                 <th scope="col">Model</th>
                 <th scope="col">Kind</th>
+                <th scope="col">Efforts</th>
                 <th scope="col">Price per million tokens (input / cached / output)</th>
                 <th scope="col">Unpriced calls on a budget</th>
               </tr>
@@ -189,6 +190,7 @@ function Models({ version, changed }: Shared) {
                     <code>{m.id}</code>
                   </th>
                   <td>{m.kind ?? 'chat (default)'}</td>
+                  <td className="small">{m.efforts ? m.efforts.join(', ') || 'none' : 'default'}</td>
                   <td>
                     {m.price
                       ? `${m.price.input} / ${m.price.cachedInput} / ${m.price.output} ${m.price.currency}`
@@ -251,6 +253,63 @@ function Models({ version, changed }: Shared) {
             <Field label="Output, per million tokens" error={error?.field('/output')}>
               {(id, d) => <input id={id} name="output" required inputMode="decimal" aria-describedby={d} />}
             </Field>
+          </div>
+        )}
+      </AdminForm>
+      <AdminForm
+        title="Model settings"
+        submitLabel="Save settings"
+        send={async (f) => {
+          const efforts = String(f.get('efforts'))
+            .split(',')
+            .map((e) => e.trim())
+            .filter(Boolean);
+          await call(
+            api.POST('/api/v1/relay/models', {
+              body: {
+                id: String(f.get('id')).trim(),
+                kind: f.get('kind') === 'embedding' ? 'embedding' : 'chat',
+                allowUnpriced: f.get('allowUnpriced') === 'on',
+                ...(efforts.length ? { efforts } : {}),
+              },
+            }),
+          );
+          changed();
+        }}
+        done={(f) => `Settings of ${String(f.get('id')).trim()} saved.`}
+      >
+        {(error) => (
+          <div className="form-grid">
+            <Field label="Model id" hint="A model a channel serves, or one to come" error={error?.field('/id')}>
+              {(id, d) => (
+                <>
+                  <input id={id} name="id" required list={`${id}-known`} aria-describedby={d} />
+                  <datalist id={`${id}-known`}>
+                    {models.data?.data.map((m) => (
+                      <option key={m.id} value={m.id} />
+                    ))}
+                  </datalist>
+                </>
+              )}
+            </Field>
+            <Field label="Kind" error={error?.field('/kind')}>
+              {(id, d) => (
+                <select id={id} name="kind" aria-describedby={d}>
+                  <option value="chat">chat</option>
+                  <option value="embedding">embedding</option>
+                </select>
+              )}
+            </Field>
+            <Field
+              label="Accepted reasoning efforts"
+              hint="Comma-separated; empty: the defaults"
+              error={error?.field('/efforts')}
+            >
+              {(id, d) => <input id={id} name="efforts" aria-describedby={d} />}
+            </Field>
+            <label className="check">
+              <input type="checkbox" name="allowUnpriced" /> Keys with a budget may call it while it has no price
+            </label>
           </div>
         )}
       </AdminForm>
