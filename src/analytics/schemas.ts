@@ -51,14 +51,4 @@ export const UnitEconomicsQuerySchema = z.strictObject({
 export type AnalyticsQuery = z.output<typeof AnalyticsQuerySchema>;
 export type WindowParams = AnalyticsQuery;
 
-/** Every analytics view, the last segment of GET /sites/{siteId}/analytics/<view>. */
-export const VIEW_NAMES = [
-  'overview',
-  'acquisition',
-  'timeseries',
-  'finance',
-  'funnel',
-  'retention',
-  'unit-economics',
-] as const;
-export type ViewName = (typeof VIEW_NAMES)[number];
+export { VIEW_NAMES, type ViewName } from './view-names.ts';

@@ -1,5 +1,6 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { api, type ApiError, call } from '../api/client.ts';
+import { VIEW_NAMES } from '../../analytics/view-names.ts';
 import type { operations } from '../api/schema.d.ts';
 import { RESOURCES } from '../../auth/scopes.ts';
 import { ErrorNote, Field, Loading } from '../ui/bits.tsx';
@@ -8,15 +9,6 @@ import { useLoad } from '../ui/use-load.ts';
 
 type ExportBody = operations['postApiV1SitesSiteIdExports']['requestBody']['content']['application/json'];
 type AnalyticsView = Extract<ExportBody, { kind: 'analytics' }>['view'];
-
-const VIEWS = [
-  'overview',
-  'acquisition',
-  'timeseries',
-  'finance',
-  'funnel',
-  'retention',
-] as const satisfies readonly AnalyticsView[];
 
 /** An export as GET …/exports/{exportId} answers it. */
 type ExportInfo = operations['getApiV1SitesSiteIdExportsExportId']['responses'][200]['content']['application/json'];
@@ -97,7 +89,7 @@ function StartForm({ siteId, onStarted }: { siteId: string; onStarted: () => voi
           <Field label="View">
             {(id) => (
               <select id={id} value={view} onChange={(e) => setView(e.target.value as AnalyticsView)}>
-                {VIEWS.map((v) => (
+                {VIEW_NAMES.map((v) => (
                   <option key={v} value={v}>
                     {v}
                   </option>
