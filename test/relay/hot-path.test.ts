@@ -73,7 +73,7 @@ test('a key with limits and a budget costs no database round trip per call, and 
 });
 
 test('leases of two front doors never pass the budget together', async () => {
-  const prefix = `${fx.app.config.QUEUE_PREFIX}-doors`;
+  const prefix = `${fx.app.config.QUEUE_PREFIX}:doors`; // under the test's prefix, so its cleanup removes these keys too
   const doors = [0, 1].map(() => new Redis(fx.app.config.REDIS_URL));
   try {
     // Every settle and release must succeed: their failures are only logged.
