@@ -6,6 +6,7 @@ import type { ModelKind, Protocol } from './protocol.ts';
 import type { UsageRowSchema } from './usage-job.ts';
 
 const q = {
+  usageInsert: sqlFile('relay/usage-insert.sql'),
   channelInsert: sqlFile('relay/channel-insert.sql'),
   channelListEnabled: sqlFile('relay/channel-list-enabled.sql'),
   modelUpsert: sqlFile('relay/model-upsert.sql'),
@@ -292,8 +293,14 @@ const usageColumns = new pgp.helpers.ColumnSet<UsageRow>(
   { table: 'relay_usage' },
 );
 
-/** Stores a batch of usage rows in one statement; rows already stored (a retried job) are skipped. */
+/**
+ * Stores a batch of usage rows in one statement, with their spend per site, customer and hour
+ * (relay_spend_hours); rows already stored (a retried job) are skipped, in both.
+ */
 export async function insertUsage(db: Db, rows: readonly UsageRow[]): Promise<void> {
   if (rows.length === 0) return;
-  await db.none(`${pgp.helpers.insert(rows as UsageRow[], usageColumns)} ON CONFLICT (id) DO NOTHING`);
+  await db.none(q.usageInsert, {
+    columns: usageColumns.names,
+    values: pgp.helpers.values(rows as UsageRow[], usageColumns),
+  });
 }
