@@ -23,7 +23,7 @@ export interface RelayCoverage {
 }
 
 /** Minor-unit digits of a currency (USD 2, JPY 0, KWD 3), from the runtime's ISO 4217 data. */
-function minorDigits(currency: string): number {
+export function minorDigits(currency: string): number {
   return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
 }
 

@@ -1,14 +1,11 @@
 import { sqlFile } from '../db/sql-file.ts';
 import { isoInstant } from './calendar.ts';
-import { addMoney, ratio, sortedMoney, type Money } from './figures.ts';
-import { nanosToMinor } from './relay-spend.ts';
+import { ratio, sortedMoney, type Money } from './figures.ts';
+import { minorDigits, nanosToMinor } from './relay-spend.ts';
 import type { Queryable } from './repo.ts';
 import type { Window } from './window.ts';
 
-const q = {
-  spend: sqlFile('analytics/customer-spend.sql'),
-  revenue: sqlFile('analytics/customer-revenue.sql'),
-};
+const q = { economics: sqlFile('analytics/unit-economics.sql') };
 
 /** Why a customer's margin is null: it would need a conversion, or a cost nobody knows. */
 export type MarginReason = 'currencies_differ' | 'unpriced_calls';
@@ -33,6 +30,7 @@ export interface CustomerEconomics {
   output_tokens: number;
 }
 
+/** One row of unit-economics.sql: a customer's (or every call's) figures in the window. */
 interface Acc {
   revenue: Money;
   spend_nanos: Money;
@@ -41,15 +39,6 @@ interface Acc {
   input_tokens: number;
   output_tokens: number;
 }
-
-const newAcc = (): Acc => ({
-  revenue: {},
-  spend_nanos: {},
-  calls: 0,
-  unpriced_calls: 0,
-  input_tokens: 0,
-  output_tokens: 0,
-});
 
 /**
  * The margin is revenue − spend only when nothing needs converting and nothing is unknown:
@@ -81,27 +70,35 @@ function present(id: string | null, a: Acc): CustomerEconomics {
   };
 }
 
-const marginOf = (c: CustomerEconomics) => Object.values(c.margin ?? {})[0] ?? 0;
-const byId = (a: CustomerEconomics, b: CustomerEconomics) => a.external_user_id!.localeCompare(b.external_user_id!);
+interface Row extends Acc {
+  list: 'top' | 'low' | 'unattributed' | 'totals';
+  currency: string | null;
+  customer: string | null;
+  /** The customer counts, the same on every row. */
+  count: number;
+  with_margin: number;
+  negative_margin: number;
+  currencies_differ: number;
+  unpriced_customers: number;
+}
+
+/** Nanos per minor unit of every currency the runtime knows, for the SQL's rounding up. */
+const NANOS_PER_MINOR = JSON.stringify(
+  Object.fromEntries(Intl.supportedValuesOf('currency').map((c) => [c, 10 ** (9 - minorDigits(c))])),
+);
 
 /**
- * Per currency, the `limit` rows first by `order` among those `has` a figure in it: lists of
- * one currency each, since amounts in different currencies are never compared.
+ * The rows of `list` per currency, in the order SQL ranked them: lists of one currency each,
+ * since amounts in different currencies are never compared. `currencies`: those to list even
+ * when no customer is in them.
  */
-function perCurrency(
-  rows: readonly CustomerEconomics[],
-  currencies: Iterable<string>,
-  has: (c: CustomerEconomics, currency: string) => boolean,
-  order: (currency: string) => (a: CustomerEconomics, b: CustomerEconomics) => number,
-  limit: number,
-) {
-  return [...currencies].sort().map((currency) => ({
-    currency,
-    customers: rows
-      .filter((c) => has(c, currency))
-      .sort(order(currency))
-      .slice(0, limit),
-  }));
+function perCurrency(rows: readonly Row[], list: Row['list'], currencies: readonly string[] = []) {
+  const out = new Map<string, CustomerEconomics[]>(currencies.map((c) => [c, []]));
+  for (const r of rows.filter((x) => x.list === list)) {
+    const customers = out.get(r.currency!) ?? out.set(r.currency!, []).get(r.currency!)!;
+    customers.push(present(r.customer, r));
+  }
+  return [...out].sort(([a], [b]) => a.localeCompare(b)).map(([currency, customers]) => ({ currency, customers }));
 }
 
 /**
@@ -109,65 +106,31 @@ function perCurrency(
  * the model spend of the calls made for them through the site's relay keys; the customers
  * with the highest spend and the lowest margins per currency; and how many customers lose
  * money. Rows of calls naming no customer and of payments without one are `unattributed`.
+ * Every customer is aggregated and ranked in SQL (unit-economics.sql); only the rows shown
+ * come back.
  */
 export async function unitEconomics(db: Queryable, siteId: string, w: Window, limit: number) {
-  const bounds = { siteId, from: isoInstant(w.from), to: isoInstant(w.to) };
-  const spendRows = await db.any<{
-    customer: string | null;
-    currency: string | null;
-    calls: number;
-    unpriced: number;
-    nanos: number;
-    input_tokens: number;
-    output_tokens: number;
-  }>(q.spend, bounds);
-  const revenueRows = await db.any<{ customer: string | null; currency: string; net: number }>(q.revenue, bounds);
-
-  const accs = new Map<string | null, Acc>();
-  const accOf = (id: string | null) => accs.get(id) ?? accs.set(id, newAcc()).get(id)!;
-  const totals = newAcc();
-  for (const r of spendRows) {
-    for (const a of [accOf(r.customer), totals]) {
-      a.calls += r.calls;
-      a.unpriced_calls += r.unpriced;
-      a.input_tokens += r.input_tokens;
-      a.output_tokens += r.output_tokens;
-      if (r.currency !== null && r.calls > r.unpriced) addMoney(a.spend_nanos, r.currency, r.nanos);
-    }
-  }
-  for (const r of revenueRows) for (const a of [accOf(r.customer), totals]) addMoney(a.revenue, r.currency, r.net);
-
-  const customers = [...accs].filter(([id]) => id !== null).map(([id, a]) => present(id, a));
-  const withMargin = customers.filter((c) => c.margin !== null);
-  const negative = withMargin.filter((c) => marginOf(c) < 0).length;
-  const unknown = (reason: MarginReason) => customers.filter((c) => c.margin_reason === reason).length;
-  const total = present(null, totals);
-  const spendCurrencies = Object.keys(total.spend);
-  const marginCurrencies = new Set(withMargin.flatMap((c) => Object.keys(c.margin!)));
-
+  const rows = await db.any<Row>(q.economics, {
+    siteId,
+    from: isoInstant(w.from),
+    to: isoInstant(w.to),
+    limit,
+    per: NANOS_PER_MINOR,
+  });
+  const totalsRow = rows.find((r) => r.list === 'totals')!;
+  const unattributed = rows.find((r) => r.list === 'unattributed');
+  const total = present(null, totalsRow);
   return {
     customers: {
-      count: customers.length,
-      with_margin: withMargin.length,
-      negative_margin: negative,
-      negative_margin_share: ratio(negative, withMargin.length),
-      margin_unknown: { currencies_differ: unknown('currencies_differ'), unpriced_calls: unknown('unpriced_calls') },
+      count: totalsRow.count,
+      with_margin: totalsRow.with_margin,
+      negative_margin: totalsRow.negative_margin,
+      negative_margin_share: ratio(totalsRow.negative_margin, totalsRow.with_margin),
+      margin_unknown: { currencies_differ: totalsRow.currencies_differ, unpriced_calls: totalsRow.unpriced_customers },
     },
-    top_spenders: perCurrency(
-      customers,
-      spendCurrencies,
-      (c, cur) => c.spend_nanos[cur] !== undefined,
-      (cur) => (a, b) => b.spend_nanos[cur]! - a.spend_nanos[cur]! || byId(a, b),
-      limit,
-    ),
-    lowest_margins: perCurrency(
-      withMargin,
-      marginCurrencies,
-      (c, cur) => c.margin![cur] !== undefined,
-      () => (a, b) => marginOf(a) - marginOf(b) || byId(a, b),
-      limit,
-    ),
-    unattributed: accs.has(null) ? present(null, accs.get(null)!) : null,
+    top_spenders: perCurrency(rows, 'top', Object.keys(total.spend_nanos)),
+    lowest_margins: perCurrency(rows, 'low'),
+    unattributed: unattributed ? present(null, unattributed) : null,
     totals: {
       revenue: total.revenue,
       spend: total.spend,

@@ -2,7 +2,15 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { hashSecret } from '../../src/auth/secrets.ts';
 import { newRelayKey } from '../../src/relay/keys.ts';
-import { insertChannel, insertKey, insertPrice, NO_KEY_SETTINGS, upsertModel } from '../../src/relay/repo.ts';
+import {
+  insertChannel,
+  insertKey,
+  insertPrice,
+  insertUsage,
+  NO_KEY_SETTINGS,
+  upsertModel,
+} from '../../src/relay/repo.ts';
+import { UsageRowSchema } from '../../src/relay/usage-job.ts';
 import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { createCredential } from '../helpers/fixtures.ts';
@@ -335,6 +343,52 @@ test('unit economics: revenue, spend, margin, calls and tokens per customer, per
     one.data.top_spenders.map((l: any) => l.customers.map((c: any) => c.external_user_id)),
     [['dave'], [bySpend[0]!.external_user_id]],
   );
+});
+
+/** A site's relay_spend_hours, or the same figures worked out again from its relay_usage rows. */
+const spendHours = (table: 'relay_spend_hours' | 'relay_usage') =>
+  app.db.any(
+    table === 'relay_spend_hours'
+      ? `SELECT hour, customer, currency, calls, unpriced_calls, input_tokens, output_tokens, cached_tokens,
+                reasoning_tokens, cost_nanos
+         FROM relay_spend_hours WHERE site_id = $1 ORDER BY 1, 2, 3`
+      : `SELECT date_trunc('hour', at, 'UTC') AS hour, customer, currency, count(*)::bigint AS calls,
+                count(*) FILTER (WHERE unpriced OR (cost_nanos IS NULL AND currency IS NOT NULL))::bigint AS unpriced_calls,
+                coalesce(sum(input_tokens), 0)::bigint AS input_tokens, coalesce(sum(output_tokens), 0)::bigint AS output_tokens,
+                coalesce(sum(cached_tokens), 0)::bigint AS cached_tokens,
+                coalesce(sum(reasoning_tokens), 0)::bigint AS reasoning_tokens,
+                coalesce(sum(cost_nanos), 0)::bigint AS cost_nanos
+         FROM relay_usage WHERE site_id = $1 GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+    [site.siteId],
+  );
+
+test("the hourly spend rollup equals the site's metered calls, and a retried batch adds nothing", async () => {
+  const rollup = await spendHours('relay_spend_hours');
+  assert.equal(
+    rollup.reduce((n, r) => n + Number(r.calls), 0),
+    7,
+  );
+  assert.deepEqual(rollup, await spendHours('relay_usage'));
+  // The usage worker retrying a batch it already stored.
+  const stored = await app.db.any('SELECT * FROM relay_usage WHERE site_id = $1', [site.siteId]);
+  await insertUsage(
+    app.db,
+    stored.map((r) => UsageRowSchema.parse({ ...r, at: r.at.toISOString() })),
+  );
+  assert.deepEqual(await spendHours('relay_spend_hours'), rollup);
+});
+
+test('unit economics over whole hours (the rollup) and ragged ends (raw calls) agrees with any window', async () => {
+  const e = await get('unit-economics');
+  const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  for (const [from, to] of [
+    [hour - 3_600_000, hour + 7_200_000],
+    [hour - 1_800_000, hour + 5_400_000],
+  ]) {
+    const w = await get('unit-economics', { from: iso(from!), to: iso(to!) });
+    assert.deepEqual(w.data, e.data, `${iso(from!)}..${iso(to!)}`);
+  }
 });
 
 test('unit economics takes the query rules of every view, and needs finance:read', async () => {
