@@ -17,8 +17,12 @@ CREATE TABLE relay_spend_hours (
   reasoning_tokens bigint NOT NULL,
   cost_nanos       bigint NOT NULL
 );
--- The upsert's conflict target, and a window of a site read as one range.
-CREATE UNIQUE INDEX relay_spend_hours_key ON relay_spend_hours (site_id, hour, customer, currency) NULLS NOT DISTINCT;
+-- The upsert's conflict target, and a window of a site read as one range. One row per key, a
+-- null customer or currency included (coalesced to '', which neither can be: a customer matches
+-- the identifier pattern, a currency is three letters); NULLS NOT DISTINCT would say the same
+-- but needs PostgreSQL 15, and Radar runs on 13.
+CREATE UNIQUE INDEX relay_spend_hours_key
+  ON relay_spend_hours (site_id, hour, (coalesce(customer, '')), (coalesce(currency, '')));
 
 -- Calls metered before this migration.
 INSERT INTO relay_spend_hours

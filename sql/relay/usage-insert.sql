@@ -19,7 +19,7 @@ FROM stored
 WHERE site_id IS NOT NULL
 GROUP BY 1, 2, 3, 4
 ORDER BY 1, 2, 3, 4
-ON CONFLICT (site_id, hour, customer, currency) DO UPDATE SET
+ON CONFLICT (site_id, hour, (coalesce(customer, '')), (coalesce(currency, ''))) DO UPDATE SET
   calls = h.calls + excluded.calls,
   unpriced_calls = h.unpriced_calls + excluded.unpriced_calls,
   input_tokens = h.input_tokens + excluded.input_tokens,
