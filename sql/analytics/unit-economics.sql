@@ -1,55 +1,62 @@
 -- Unit economics of a site in [${from}, ${to}), all in SQL so a site with many customers
--- sends back only what the answer shows. Takes ${siteId}, ${from}, ${to}, ${limit} and ${per}
--- (jsonb: nanos per minor unit of each currency, from the runtime's ISO 4217 data).
+-- sends back only what the answer shows. Takes ${siteId}, ${from}, ${to}, ${limit}, ${per}
+-- (jsonb: nanos per minor unit of each currency, from the runtime's ISO 4217 data) and the cuts
+-- of the window (src/analytics/unit-economics.ts `cuts`): ${from} ≤ ${hourLo} ≤ ${dayLo} ≤
+-- ${dayHi} ≤ ${hourHi} ≤ ${to}.
 --
--- Spend: whole UTC hours of the window from relay_spend_hours, the window's ends that cut an
--- hour from relay_usage itself (relay_usage_site_at_idx), so any instant window is exact.
--- Revenue: succeeded payments by occurred_at minus succeeded refunds by theirs (the refund's
--- customer is its payment's), as `receipts` and `refunds` count them.
+-- Whole UTC days [dayLo, dayHi) and hours [hourLo, dayLo) and [dayHi, hourHi) from
+-- customer_economics; the ends shorter than an hour, [from, hourLo) and [hourHi, to), from the
+-- calls, payments and refunds themselves (index ranges of under an hour), by the rollup's
+-- definitions (sql/migrations/0021_customer_economics.sql), so any instant window is exact.
 --
 -- Rows: list 'top' (top spenders of a currency, by spend nanos), 'low' (lowest margins of a
 -- currency), 'unattributed' (customer null, when there are such calls or payments) and 'totals',
 -- each with one customer's (or all) figures, and on every row the customer counts. Ties are
 -- broken by customer in byte order. Every customer is aggregated to a few scalars; only the
 -- customers shown get their per-currency figures.
-WITH bounds AS (
-  SELECT f, t, hi,
-         CASE WHEN date_trunc('hour', f, 'UTC') = f THEN f ELSE date_trunc('hour', f, 'UTC') + interval '1 hour' END AS lo
-  FROM (SELECT ${from}::timestamptz AS f, ${to}::timestamptz AS t, date_trunc('hour', ${to}::timestamptz, 'UTC') AS hi) x
-),
--- Calls (whole hours, then the raw ends) and revenue as rows of one shape.
-parts AS (
-  SELECT h.customer, h.currency, h.calls, h.unpriced_calls AS unpriced, h.cost_nanos AS nanos,
-         h.input_tokens, h.output_tokens, NULL::bigint AS net
-  FROM bounds b JOIN relay_spend_hours h ON h.site_id = ${siteId} AND h.hour >= b.lo AND h.hour < b.hi
+WITH parts AS (
+  SELECT customer, currency, calls, unpriced_calls AS unpriced, input_tokens, output_tokens, cost_nanos AS nanos,
+         records, net_minor AS net
+  FROM customer_economics
+  WHERE site_id = ${siteId}
+    AND ((grain = 'd' AND bucket >= ${dayLo}::timestamptz AND bucket < ${dayHi}::timestamptz)
+      OR (grain = 'h' AND bucket >= ${hourLo}::timestamptz AND bucket < ${dayLo}::timestamptz)
+      OR (grain = 'h' AND bucket >= ${dayHi}::timestamptz AND bucket < ${hourHi}::timestamptz))
   UNION ALL
-  SELECT u.customer, u.currency, 1, (u.unpriced OR (u.cost_nanos IS NULL AND u.currency IS NOT NULL))::int,
-         coalesce(u.cost_nanos, 0), coalesce(u.input_tokens, 0), coalesce(u.output_tokens, 0), NULL
-  FROM bounds b JOIN relay_usage u ON u.site_id = ${siteId}
-    AND ((u.at >= b.f AND u.at < least(b.lo, b.t)) OR (u.at >= greatest(b.hi, b.lo) AND u.at < b.t))
+  SELECT coalesce(customer, ''), coalesce(currency, ''), 1, (unpriced OR (cost_nanos IS NULL AND currency IS NOT NULL))::int,
+         coalesce(input_tokens, 0), coalesce(output_tokens, 0), coalesce(cost_nanos, 0), 0, 0
+  FROM relay_usage
+  WHERE site_id = ${siteId}
+    AND ((at >= ${from}::timestamptz AND at < ${hourLo}::timestamptz) OR (at >= ${hourHi}::timestamptz AND at < ${to}::timestamptz))
   UNION ALL
-  SELECT p.external_user_id, p.currency, 0, 0, 0, 0, 0, p.amount_minor
-  FROM ingest_payments p
-  WHERE p.site_id = ${siteId} AND p.status = 'succeeded'
-    AND p.occurred_at >= ${from}::timestamptz AND p.occurred_at < ${to}::timestamptz
+  SELECT coalesce(external_user_id, ''), currency, 0, 0, 0, 0, 0, 1, amount_minor
+  FROM ingest_payments
+  WHERE site_id = ${siteId} AND status = 'succeeded'
+    AND ((occurred_at >= ${from}::timestamptz AND occurred_at < ${hourLo}::timestamptz)
+      OR (occurred_at >= ${hourHi}::timestamptz AND occurred_at < ${to}::timestamptz))
   UNION ALL
-  SELECT p.external_user_id, r.currency, 0, 0, 0, 0, 0, -r.amount_minor
+  SELECT customer_economics_payer(r.site_id, r.payment_id), r.currency, 0, 0, 0, 0, 0, 1, -r.amount_minor
   FROM ingest_refunds r
-  LEFT JOIN ingest_payments p ON p.site_id = r.site_id AND p.payment_id = r.payment_id
   WHERE r.site_id = ${siteId} AND r.status = 'succeeded'
-    AND r.occurred_at >= ${from}::timestamptz AND r.occurred_at < ${to}::timestamptz
+    AND ((r.occurred_at >= ${from}::timestamptz AND r.occurred_at < ${hourLo}::timestamptz)
+      OR (r.occurred_at >= ${hourHi}::timestamptz AND r.occurred_at < ${to}::timestamptz))
 ),
--- Per customer and currency. nanos: null when no call in it had a cost (no spend entry); net:
--- null when no payment or refund (no revenue entry); minor: spend in minor units, rounded up.
+-- Per customer and currency, back to null for none. nanos: null when no call in it had a cost
+-- (no spend entry); net: null when no succeeded payment or refund (no revenue entry); minor:
+-- spend in minor units, rounded up (nanos are never negative). A customer whose figures were
+-- all taken back (a payment revised to failed) is not there.
 money AS MATERIALIZED (
-  SELECT customer, currency, calls, unpriced, input_tokens, output_tokens, nanos, net,
-         ceil(nanos / coalesce((${per}::jsonb ->> currency)::bigint, 10000000)) AS minor
+  SELECT nullif(customer, '') AS customer, nullif(currency, '') AS currency, calls, unpriced,
+         input_tokens, output_tokens, nanos, net,
+         (nanos + per - 1) / per AS minor
   FROM (
-    SELECT customer, currency, sum(calls) AS calls, sum(unpriced) AS unpriced,
-           sum(input_tokens) AS input_tokens, sum(output_tokens) AS output_tokens,
-           CASE WHEN currency IS NOT NULL AND sum(calls) > sum(unpriced) THEN sum(nanos) END AS nanos,
-           sum(net) AS net
+    SELECT customer, currency, sum(calls)::bigint AS calls, sum(unpriced)::bigint AS unpriced,
+           sum(input_tokens)::bigint AS input_tokens, sum(output_tokens)::bigint AS output_tokens,
+           CASE WHEN currency <> '' AND sum(calls) > sum(unpriced) THEN sum(nanos)::bigint END AS nanos,
+           CASE WHEN sum(records) > 0 THEN sum(net)::bigint END AS net,
+           coalesce((${per}::jsonb ->> currency)::bigint, 10000000) AS per
     FROM parts GROUP BY customer, currency
+    HAVING sum(calls) > 0 OR sum(records) > 0
   ) x
 ),
 -- Per customer. A margin only when every call had a cost and all money is in one currency

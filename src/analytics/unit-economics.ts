@@ -1,5 +1,5 @@
 import { sqlFile } from '../db/sql-file.ts';
-import { isoInstant } from './calendar.ts';
+import { DAY, HOUR, isoInstant } from './calendar.ts';
 import { ratio, sortedMoney, type Money } from './figures.ts';
 import { minorDigits, nanosToMinor } from './relay-spend.ts';
 import type { Queryable } from './repo.ts';
@@ -102,6 +102,22 @@ function perCurrency(rows: readonly Row[], list: Row['list'], currencies: readon
 }
 
 /**
+ * Where the rollup (customer_economics: UTC hours and UTC days) cuts [from, to), epoch ms:
+ * whole days [dayLo, dayHi) inside the whole hours [hourLo, hourHi), and the ends shorter than
+ * an hour outside them, read raw. A window of local days in a zone off UTC (Asia/Shanghai's
+ * midnight is 16:00 UTC) takes its first and last hours from the hour rows; one without a whole
+ * day has dayLo = dayHi = hourHi, and one without a whole hour is raw from end to end.
+ */
+export function cuts(from: number, to: number) {
+  const hourLo = Math.ceil(from / HOUR) * HOUR;
+  const hourHi = Math.floor(to / HOUR) * HOUR;
+  if (hourLo >= hourHi) return { hourLo: to, dayLo: to, dayHi: to, hourHi: to };
+  const dayLo = Math.ceil(hourLo / DAY) * DAY;
+  const dayHi = Math.floor(hourHi / DAY) * DAY;
+  return dayLo < dayHi ? { hourLo, dayLo, dayHi, hourHi } : { hourLo, dayLo: hourHi, dayHi: hourHi, hourHi };
+}
+
+/**
  * Unit economics of a window: per customer (matched by `external_user_id`) net revenue against
  * the model spend of the calls made for them through the site's relay keys; the customers
  * with the highest spend and the lowest margins per currency; and how many customers lose
@@ -110,10 +126,15 @@ function perCurrency(rows: readonly Row[], list: Row['list'], currencies: readon
  * come back.
  */
 export async function unitEconomics(db: Queryable, siteId: string, w: Window, limit: number) {
+  const c = cuts(w.from, w.to);
   const rows = await db.any<Row>(q.economics, {
     siteId,
     from: isoInstant(w.from),
     to: isoInstant(w.to),
+    hourLo: isoInstant(c.hourLo),
+    dayLo: isoInstant(c.dayLo),
+    dayHi: isoInstant(c.dayHi),
+    hourHi: isoInstant(c.hourHi),
     limit,
     per: NANOS_PER_MINOR,
   });

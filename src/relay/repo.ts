@@ -6,7 +6,6 @@ import type { ModelKind, Protocol } from './protocol.ts';
 import type { UsageRowSchema } from './usage-job.ts';
 
 const q = {
-  usageInsert: sqlFile('relay/usage-insert.sql'),
   channelInsert: sqlFile('relay/channel-insert.sql'),
   channelListEnabled: sqlFile('relay/channel-list-enabled.sql'),
   modelUpsert: sqlFile('relay/model-upsert.sql'),
@@ -294,13 +293,10 @@ const usageColumns = new pgp.helpers.ColumnSet<UsageRow>(
 );
 
 /**
- * Stores a batch of usage rows in one statement, with their spend per site, customer and hour
- * (relay_spend_hours); rows already stored (a retried job) are skipped, in both.
+ * Stores a batch of usage rows in one statement; rows already stored (a retried job) are
+ * skipped, and so not added to customer_economics again (its trigger sees inserted rows only).
  */
 export async function insertUsage(db: Db, rows: readonly UsageRow[]): Promise<void> {
   if (rows.length === 0) return;
-  await db.none(q.usageInsert, {
-    columns: usageColumns.names,
-    values: pgp.helpers.values(rows as UsageRow[], usageColumns),
-  });
+  await db.none(`${pgp.helpers.insert(rows as UsageRow[], usageColumns)} ON CONFLICT (id) DO NOTHING`);
 }

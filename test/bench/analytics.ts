@@ -115,14 +115,7 @@ const LOAD_SQL = {
       100 + h % 500, 50 + h % 300, 500,
       CASE WHEN h % 100 <> 0 THEN 1000 + h % 100000 END, CASE WHEN h % 100 <> 0 THEN 'USD' END, h % 100 = 0, $(site),
       CASE WHEN h % 10 <> 0 THEN 'u' || (h / 7) % $(users) END
-    FROM (SELECT i, (i::bigint * 3266489917 + $(salt)) % 4294967296 AS h FROM generate_series(0, $(calls)::bigint - 1) AS i) x;
-    -- Their hourly spend, as metering keeps it (the backfill of migration 0020, for this site).
-    INSERT INTO relay_spend_hours
-    SELECT site_id, date_trunc('hour', at, 'UTC'), customer, currency, count(*),
-           count(*) FILTER (WHERE unpriced OR (cost_nanos IS NULL AND currency IS NOT NULL)),
-           coalesce(sum(input_tokens), 0), coalesce(sum(output_tokens), 0),
-           coalesce(sum(cached_tokens), 0), coalesce(sum(reasoning_tokens), 0), coalesce(sum(cost_nanos), 0)
-    FROM relay_usage WHERE site_id = $(site) GROUP BY 1, 2, 3, 4;`,
+    FROM (SELECT i, (i::bigint * 3266489917 + $(salt)) % 4294967296 AS h FROM generate_series(0, $(calls)::bigint - 1) AS i) x;`,
 };
 
 /**
