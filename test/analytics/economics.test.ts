@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { hashSecret } from '../../src/auth/secrets.ts';
 import { newRelayKey } from '../../src/relay/keys.ts';
@@ -345,37 +346,53 @@ test('unit economics: revenue, spend, margin, calls and tokens per customer, per
   );
 });
 
-/** A site's relay_spend_hours, or the same figures worked out again from its relay_usage rows. */
-const spendHours = (table: 'relay_spend_hours' | 'relay_usage') =>
+/**
+ * A site's customer_economics rows, or the same figures worked out again from its calls,
+ * payments and refunds (a refund counts for its payment's customer), without rows whose
+ * contributions were all taken back.
+ */
+const economicsRows = (siteId: string, from: 'rollup' | 'raw') =>
   app.db.any(
-    table === 'relay_spend_hours'
-      ? `SELECT hour, customer, currency, calls, unpriced_calls, input_tokens, output_tokens, cached_tokens,
-                reasoning_tokens, cost_nanos
-         FROM relay_spend_hours WHERE site_id = $1 ORDER BY 1, 2, 3`
-      : `SELECT date_trunc('hour', at, 'UTC') AS hour, customer, currency, count(*)::bigint AS calls,
-                count(*) FILTER (WHERE unpriced OR (cost_nanos IS NULL AND currency IS NOT NULL))::bigint AS unpriced_calls,
-                coalesce(sum(input_tokens), 0)::bigint AS input_tokens, coalesce(sum(output_tokens), 0)::bigint AS output_tokens,
-                coalesce(sum(cached_tokens), 0)::bigint AS cached_tokens,
-                coalesce(sum(reasoning_tokens), 0)::bigint AS reasoning_tokens,
-                coalesce(sum(cost_nanos), 0)::bigint AS cost_nanos
-         FROM relay_usage WHERE site_id = $1 GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
-    [site.siteId],
+    from === 'rollup'
+      ? `SELECT grain, bucket, customer, currency, calls, unpriced_calls, input_tokens::int, output_tokens::int,
+                cost_nanos::bigint, records, net_minor::int
+         FROM customer_economics WHERE site_id = $1 AND (calls <> 0 OR records <> 0) ORDER BY 1, 2, 3, 4`
+      : `SELECT g.grain, date_trunc(g.unit, at, 'UTC') AS bucket, customer, currency, sum(calls)::int AS calls,
+                sum(unpriced)::int AS unpriced_calls, sum(input_tokens)::int AS input_tokens,
+                sum(output_tokens)::int AS output_tokens, sum(cost_nanos)::bigint AS cost_nanos,
+                sum(records)::int AS records, sum(net)::int AS net_minor
+         FROM (
+           SELECT at, coalesce(customer, '') AS customer, coalesce(currency, '') AS currency, 1 AS calls,
+                  (unpriced OR (cost_nanos IS NULL AND currency IS NOT NULL))::int AS unpriced,
+                  coalesce(input_tokens, 0) AS input_tokens, coalesce(output_tokens, 0) AS output_tokens,
+                  coalesce(cost_nanos, 0) AS cost_nanos, 0 AS records, 0 AS net
+           FROM relay_usage WHERE site_id = $1
+           UNION ALL
+           SELECT occurred_at, coalesce(external_user_id, ''), currency, 0, 0, 0, 0, 0, 1, amount_minor
+           FROM ingest_payments WHERE site_id = $1 AND status = 'succeeded'
+           UNION ALL
+           SELECT r.occurred_at, coalesce(p.external_user_id, ''), r.currency, 0, 0, 0, 0, 0, 1, -r.amount_minor
+           FROM ingest_refunds r LEFT JOIN ingest_payments p ON p.site_id = r.site_id AND p.payment_id = r.payment_id
+           WHERE r.site_id = $1 AND r.status = 'succeeded'
+         ) x CROSS JOIN (VALUES ('d', 'day'), ('h', 'hour')) AS g(grain, unit)
+         GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`,
+    [siteId],
   );
 
-test("the hourly spend rollup equals the site's metered calls, and a retried batch adds nothing", async () => {
-  const rollup = await spendHours('relay_spend_hours');
+test('the customer rollup equals the calls, payments and refunds, and a retried batch of calls adds nothing', async () => {
+  const rollup = await economicsRows(site.siteId, 'rollup');
   assert.equal(
-    rollup.reduce((n, r) => n + Number(r.calls), 0),
+    rollup.filter((r) => r.grain === 'h').reduce((n, r) => n + r.calls, 0),
     7,
   );
-  assert.deepEqual(rollup, await spendHours('relay_usage'));
+  assert.deepEqual(rollup, await economicsRows(site.siteId, 'raw'));
   // The usage worker retrying a batch it already stored.
   const stored = await app.db.any('SELECT * FROM relay_usage WHERE site_id = $1', [site.siteId]);
   await insertUsage(
     app.db,
     stored.map((r) => UsageRowSchema.parse({ ...r, at: r.at.toISOString() })),
   );
-  assert.deepEqual(await spendHours('relay_spend_hours'), rollup);
+  assert.deepEqual(await economicsRows(site.siteId, 'rollup'), rollup);
 });
 
 test('unit economics over whole hours (the rollup) and ragged ends (raw calls) agrees with any window', async () => {
@@ -415,4 +432,178 @@ test('the OpenAPI document describes unit economics with its query', async () =>
   const doc = (await call(app.url, 'GET', '/api/v1/openapi.json')).body;
   const op = doc.paths['/api/v1/sites/{siteId}/analytics/unit-economics'].get;
   assert.deepEqual(op.parameters.map((p: { name: string }) => p.name).sort(), ['from', 'limit', 'siteId', 'to', 'tz']);
+});
+
+test('unit economics stays exact through retried batches, refunds, revised payments, windows off the hour and two zones', async () => {
+  const other = await ingestSite(app);
+  const key = await createCredential(app.url, other.account, other.siteId, 'read', ['analytics:read', 'finance:read']);
+  const { id: keyId } = await app.db.one<{ id: string }>('SELECT id FROM relay_keys LIMIT 1');
+  const HOUR = 3_600_000;
+  const base = Math.floor(Date.now() / (24 * HOUR)) * 24 * HOUR - 10 * 24 * HOUR;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  // Around a UTC hour, UTC midnight, and Kathmandu's (18:15 UTC) and Shanghai's (16:00 UTC) midnights.
+  const at = [
+    15.5 * HOUR,
+    16 * HOUR + 60_000,
+    18.2 * HOUR,
+    18.3 * HOUR,
+    23.9 * HOUR,
+    24.1 * HOUR,
+    42.25 * HOUR,
+    50 * HOUR,
+  ].map((t) => base + t);
+  let n = 0;
+  const metered = (t: number, customer: string | null, nanos: number | null, currency: string | null = 'USD') =>
+    UsageRowSchema.parse({
+      id: randomUUID(),
+      at: iso(t),
+      request_id: `econ-${n++}`,
+      key_id: keyId,
+      model: 'm',
+      channel_id: null,
+      endpoint: 'chat',
+      stream: false,
+      status: 200,
+      input_tokens: 10 + n,
+      output_tokens: 5,
+      cached_tokens: 0,
+      reasoning_tokens: 0,
+      ttfb_ms: null,
+      duration_ms: 1,
+      cost_nanos: nanos,
+      currency,
+      unpriced: nanos === null,
+      site_id: other.siteId,
+      customer,
+    });
+  const calls = [
+    metered(at[0]!, 'ann', 3e9),
+    metered(at[2]!, 'ann', 3e9),
+    metered(at[4]!, 'ben', 5e10),
+    metered(at[5]!, 'ben', 2e9, 'CNY'),
+    metered(at[3]!, 'dan', 1e9),
+    metered(at[6]!, 'dan', null, null),
+    metered(at[7]!, null, 4e9),
+  ];
+  await insertUsage(app.db, calls);
+  await insertUsage(app.db, calls);
+
+  const pay = (id: string, user: string | null, amount: number, t: number, extra: object = {}) => ({
+    payment_id: id,
+    order_id: `o-${id}`,
+    ...(user ? { external_user_id: user } : {}),
+    amount_minor: amount,
+    currency: 'USD',
+    status: 'succeeded',
+    occurred_at: iso(t),
+    ...extra,
+  });
+  const refund = (id: string, payment: string, amount: number, t: number, extra: object = {}) => ({
+    refund_id: id,
+    payment_id: payment,
+    amount_minor: amount,
+    currency: 'USD',
+    status: 'succeeded',
+    occurred_at: iso(t),
+    ...extra,
+  });
+  const first = [
+    pay('q1', 'ann', 5000, at[1]!),
+    pay('q2', 'ben', 300, at[3]!),
+    pay('q3', null, 100, at[4]!),
+    pay('q4', 'ann', 200, at[5]!, { currency: 'CNY', status: 'failed' }),
+  ];
+  await ingest(app, other, 'payments', 'econ-p1', first);
+  // A refund stored before its payment counts for nobody until the payment names its customer.
+  await ingest(app, other, 'refunds', 'econ-r1', [refund('f1', 'q5', 50, at[6]!), refund('f2', 'q1', 1000, at[2]!)]);
+  await ingest(app, other, 'payments', 'econ-p2', [pay('q5', 'ben', 400, at[0]!)]);
+  await ingest(app, other, 'payments', 'econ-p1', first);
+  // Revisions: a payment that failed after all, one whose customer changes (its refund moves
+  // along), one whose amount changes; a refund whose amount changes.
+  await ingest(app, other, 'payments', 'econ-p3', [
+    pay('q2', 'ben', 300, at[3]!, { status: 'failed', revision: 2 }),
+    pay('q5', 'cat', 400, at[0]!, { revision: 2 }),
+    pay('q1', 'ann', 6000, at[1]!, { revision: 2 }),
+  ]);
+  await ingest(app, other, 'refunds', 'econ-r2', [refund('f2', 'q1', 1500, at[2]!, { revision: 2 })]);
+
+  assert.deepEqual(await economicsRows(other.siteId, 'rollup'), await economicsRows(other.siteId, 'raw'));
+
+  // Every record, to work out each window's answer by hand.
+  const records = await app.db.any<{
+    at: Date;
+    customer: string | null;
+    currency: string | null;
+    nanos: string | null;
+    net: number | null;
+  }>(
+    `SELECT at, customer, currency, cost_nanos AS nanos, NULL::int AS net FROM relay_usage WHERE site_id = $1
+     UNION ALL
+     SELECT occurred_at, external_user_id, currency, NULL, amount_minor FROM ingest_payments WHERE site_id = $1 AND status = 'succeeded'
+     UNION ALL
+     SELECT r.occurred_at, p.external_user_id, r.currency, NULL, -r.amount_minor
+     FROM ingest_refunds r LEFT JOIN ingest_payments p USING (site_id, payment_id) WHERE r.site_id = $1 AND r.status = 'succeeded'`,
+    [other.siteId],
+  );
+  const expected = (from: number, to: number) => {
+    const who = new Map<
+      string | null,
+      { revenue: Record<string, number>; spend_nanos: Record<string, number>; calls: number; unpriced: number }
+    >();
+    for (const r of records.filter((x) => x.at.getTime() >= from && x.at.getTime() < to)) {
+      const c =
+        who.get(r.customer) ??
+        who.set(r.customer, { revenue: {}, spend_nanos: {}, calls: 0, unpriced: 0 }).get(r.customer)!;
+      if (r.net !== null) c.revenue[r.currency!] = (c.revenue[r.currency!] ?? 0) + r.net;
+      else if (r.nanos === null) [c.calls, c.unpriced] = [c.calls + 1, c.unpriced + 1];
+      else [c.calls, c.spend_nanos[r.currency!]] = [c.calls + 1, (c.spend_nanos[r.currency!] ?? 0) + Number(r.nanos)];
+    }
+    return who;
+  };
+  const zones = ['Asia/Kathmandu', 'Asia/Shanghai'];
+  const windows = [
+    ...zones.map((tz) => ({
+      from: iso(base + 15 * HOUR + 10 * 60_000),
+      to: iso(base + 48 * HOUR + 20 * 60_000 + 500),
+      tz,
+    })),
+    ...zones.map((tz) => ({ from: iso(base).slice(0, 10), to: iso(base + 2 * 24 * HOUR).slice(0, 10), tz })),
+    ...zones.map((tz) => ({ from: iso(base).slice(0, 10), to: iso(base + 3 * 24 * HOUR).slice(0, 10), tz })),
+    { from: iso(base + 18 * HOUR + 15 * 60_000), to: iso(base + 18.25 * HOUR + 60_000), tz: 'UTC' },
+  ];
+  let checked = 0;
+  for (const w of windows) {
+    const r = await view(app, other.siteId, 'unit-economics', key, { ...w, limit: '100' });
+    assert.equal(r.status, 200, r.text);
+    const e = r.body.data;
+    const want = expected(Date.parse(r.body.coverage.window.from), Date.parse(r.body.coverage.window.to));
+    const named = [...want.keys()].filter((c) => c !== null);
+    const label = JSON.stringify(w);
+    assert.equal(e.customers.count, named.length, label);
+    const listed = new Map<string, any>();
+    for (const l of [...e.top_spenders, ...e.lowest_margins])
+      for (const c of l.customers) listed.set(c.external_user_id, c);
+    for (const c of [...listed.values(), ...(e.unattributed ? [e.unattributed] : [])]) {
+      const x = want.get(c.external_user_id)!;
+      assert.deepEqual(
+        { revenue: c.revenue, spend_nanos: c.spend_nanos, calls: c.calls, unpriced_calls: c.unpriced_calls },
+        { revenue: x.revenue, spend_nanos: x.spend_nanos, calls: x.calls, unpriced_calls: x.unpriced },
+        `${label} ${c.external_user_id}`,
+      );
+      checked++;
+    }
+    // Every customer with a margin is on a lowest-margin list, and their margins are worked out again.
+    const margins = named
+      .map((c) => want.get(c)!)
+      .filter((x) => x.unpriced === 0 && new Set([...Object.keys(x.revenue), ...Object.keys(x.spend_nanos)]).size <= 1)
+      .map(
+        (x) =>
+          Object.values(x.revenue).reduce((s, v) => s + v, 0) -
+          Object.values(x.spend_nanos).reduce((s, v) => s + Math.ceil(v / 1e7), 0),
+      );
+    assert.equal(e.customers.with_margin, margins.length, label);
+    assert.equal(e.customers.negative_margin, margins.filter((m) => m < 0).length, label);
+    assert.equal(e.unattributed === null, !want.has(null), label);
+  }
+  assert.ok(checked > 10, 'the windows hold customers to compare');
 });
