@@ -24,6 +24,7 @@ import { Agent, request } from 'undici';
 import { spawnRadar, type RadarProcess } from '../helpers/processes.ts';
 import { envNumber, REDIS_URL } from './env.ts';
 import { benchSite, dropBenchSite } from './radar-site.ts';
+import { visitBatch } from './visit-batch.ts';
 
 const num = (name: string, fallback: number) => envNumber(name, fallback, 'positive');
 
@@ -34,10 +35,8 @@ const BATCH = num('BENCH_BATCH', 500);
 const POLL_MS = num('BENCH_POLL_MS', 20);
 const MARKER_TIMEOUT_MS = num('BENCH_MARKER_TIMEOUT_S', 180) * 1000;
 const HOUR = 3_600_000;
-const CHANNELS = ['search', 'social', 'email', 'referral', 'chatgpt.com', 'direct'];
 
 const log = (msg: string) => process.stdout.write(`${new Date().toISOString().slice(11, 19)} ${msg}\n`);
-const pick = <T>(xs: readonly T[]) => xs[Math.floor(Math.random() * xs.length)]!;
 
 function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -47,27 +46,6 @@ function percentile(values: readonly number[], p: number): number {
 
 const fmt = (values: readonly number[]) =>
   `p50 ${Math.round(percentile(values, 50))} ms   p95 ${Math.round(percentile(values, 95))} ms   max ${Math.round(Math.max(...values))} ms   (n=${values.length})`;
-
-/** A batch of visits into the current hour: what a busy site's SDK sends. */
-function loadBatch(batchId: string): string {
-  const now = Date.now();
-  const hourStart = Math.floor(now / HOUR) * HOUR;
-  const records = Array.from({ length: BATCH }, (_, i) => {
-    const user = Math.floor(Math.random() * 50_000);
-    const r: Record<string, unknown> = {
-      event_id: `${batchId}_${i}`,
-      event_type: 'visit',
-      source: 'client_sdk',
-      occurred_at: new Date(Math.max(hourStart, now - Math.floor(Math.random() * 5000))).toISOString(),
-      external_user_id: `user_${user}`,
-      session_id: `sess_${user}_${Math.floor(now / 1_800_000)}`,
-      properties: { channel: pick(CHANNELS) },
-    };
-    if (Math.random() < 0.3) r.campaign_id = `cmp_${Math.floor(Math.random() * 40)}`;
-    return r;
-  });
-  return JSON.stringify({ schema_version: 'events.v1', batch_id: batchId, records });
-}
 
 async function main(): Promise<void> {
   const s = await benchSite();
@@ -154,7 +132,7 @@ async function main(): Promise<void> {
     let failed = 0;
     const clients = Array.from({ length: LOAD_CLIENTS }, async (_, c) => {
       for (let seq = 0; performance.now() < stopAt; seq++) {
-        const r = await ask('POST', '/ingest/events', s.secret, loadBatch(`load_${c}_${seq}`));
+        const r = await ask('POST', '/ingest/events', s.secret, visitBatch(`load_${c}_${seq}`, BATCH));
         if (r.status === 200) applied += BATCH;
         else if (++failed <= 3) console.error(`load: HTTP ${r.status} ${r.text.slice(0, 300)}`);
       }
