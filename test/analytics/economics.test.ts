@@ -379,8 +379,22 @@ const economicsRows = (siteId: string, from: 'rollup' | 'raw') =>
     [siteId],
   );
 
-test('the customer rollup equals the calls, payments and refunds, and a retried batch of calls adds nothing', async () => {
+/** A site's relay_site_hours, or the same figures worked out again from its relay_usage rows. */
+const siteHours = (table: 'relay_site_hours' | 'relay_usage') =>
+  app.db.any(
+    table === 'relay_site_hours'
+      ? 'SELECT hour, currency, calls, unpriced_calls, cost_nanos, last_at FROM relay_site_hours WHERE site_id = $1 ORDER BY 1, 2'
+      : `SELECT date_trunc('hour', at, 'UTC') AS hour, currency, count(*)::bigint AS calls,
+                count(*) FILTER (WHERE unpriced OR (cost_nanos IS NULL AND currency IS NOT NULL))::bigint AS unpriced_calls,
+                coalesce(sum(cost_nanos), 0)::bigint AS cost_nanos, max(at) AS last_at
+         FROM relay_usage WHERE site_id = $1 GROUP BY 1, 2 ORDER BY 1, 2`,
+    [site.siteId],
+  );
+
+test('the customer and site rollups equal the calls, payments and refunds, and a retried batch of calls adds nothing', async () => {
   const rollup = await economicsRows(site.siteId, 'rollup');
+  const perSite = await siteHours('relay_site_hours');
+  assert.deepEqual(perSite, await siteHours('relay_usage'));
   assert.equal(
     rollup.filter((r) => r.grain === 'h').reduce((n, r) => n + r.calls, 0),
     7,
@@ -393,6 +407,7 @@ test('the customer rollup equals the calls, payments and refunds, and a retried 
     stored.map((r) => UsageRowSchema.parse({ ...r, at: r.at.toISOString() })),
   );
   assert.deepEqual(await economicsRows(site.siteId, 'rollup'), rollup);
+  assert.deepEqual(await siteHours('relay_site_hours'), perSite);
 });
 
 test('unit economics over whole hours (the rollup) and ragged ends (raw calls) agrees with any window', async () => {
@@ -405,6 +420,17 @@ test('unit economics over whole hours (the rollup) and ragged ends (raw calls) a
   ]) {
     const w = await get('unit-economics', { from: iso(from!), to: iso(to!) });
     assert.deepEqual(w.data, e.data, `${iso(from!)}..${iso(to!)}`);
+    // coverage.relay alike: whole hours from relay_site_hours, the cut ones from the calls.
+    const { calls, unpriced_calls, spend_nanos, last_call_at } = w.coverage.relay;
+    assert.deepEqual(
+      { calls, unpriced_calls, spend_nanos, last_call_at },
+      {
+        calls: e.coverage.relay.calls,
+        unpriced_calls: e.coverage.relay.unpriced_calls,
+        spend_nanos: e.coverage.relay.spend_nanos,
+        last_call_at: e.coverage.relay.last_call_at,
+      },
+    );
   }
 });
 
