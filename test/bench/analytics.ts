@@ -673,7 +673,7 @@ async function main(): Promise<void> {
       await b.db.$pool.end();
     }
     for (const name of keep ? [] : created) await admin.none('DROP DATABASE IF EXISTS $1:name WITH (FORCE)', [name]);
-    if (keep) log(`kept databases ${plan.map(([name]) => name).join(', ')}`);
+    if (keep) log(`kept databases ${[...new Set([...benches.map((b) => b.name), ...created])].join(', ')}`);
     await admin.$pool.end();
     const redis = new Redis(REDIS_URL);
     const keys = await redis.keys(`${tag}:*`);
