@@ -141,13 +141,37 @@ export function storedMoney(
  * fails with unique_violation (23505) when one of its records is already stored.
  */
 export async function applyFreshBatch(db: Queryable, t: RecordTable, key: BatchKey): Promise<number | null> {
-  const row = await db.oneOrNone<{ applied: number }>(q.applyFresh, {
-    ...params(key),
-    table: t.table,
-    idColumn: t.idColumn,
-    ...t.fromPayload,
+  const row = await db.oneOrNone<{ applied: number }>({
+    ...freshStatement(t),
+    values: [key.siteId, key.resource, key.batchId],
   });
   return row?.applied ?? null;
+}
+
+const freshStatements = new Map<string, { name: string; text: string }>();
+
+/**
+ * apply-fresh.sql for one record table as a named prepared statement: each connection parses
+ * and plans the statement once, not once per batch. The batch key travels as $1–$3.
+ */
+function freshStatement(t: RecordTable): { name: string; text: string } {
+  let statement = freshStatements.get(t.table);
+  if (!statement) {
+    const bound = (n: number) => ({ rawType: true, toPostgres: () => `$${n}` });
+    statement = {
+      name: `ingest-apply-fresh-${t.resource}`,
+      text: pgp.as.format(q.applyFresh, {
+        siteId: bound(1),
+        resource: bound(2),
+        batchId: bound(3),
+        table: t.table,
+        idColumn: t.idColumn,
+        ...t.fromPayload,
+      }),
+    };
+    freshStatements.set(t.table, statement);
+  }
+  return statement;
 }
 
 /** Upserts the records at `positions` (0-based) of a stored batch, guarded by revision; returns the ids written. */
