@@ -81,7 +81,7 @@ function callHandler(protocol: Protocol) {
       const cost = resolved ? meteredCost(resolved.prices, at, usage, failed) : NO_COST;
       if (ticket) {
         const reported = usage.input_tokens !== null || usage.output_tokens !== null;
-        void relay.spending.settle(
+        relay.spending.settle(
           ticket,
           reported ? (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0) : failed ? 0 : estimated,
           cost.cost_nanos,

@@ -83,9 +83,11 @@ return {0, taken, granted, math.floor(requests - taken)}
 `;
 
 /**
- * Ends a call: charges its tokens to the tokens bucket, and turns its part of its lease's
- * reservation into what it cost (the part only while the lease holds it: a lapsed lease was
- * released whole).
+ * Settles what a lease's calls owe, in one call for many (see `Spending.settle`): charges
+ * their tokens to the tokens bucket, and turns their part of the lease's reservation into
+ * what they cost (the part only while the lease holds it: a lapsed lease was released
+ * whole). With ARGV[6] = 1 the lease is also retired: the rest of its reservation and its
+ * unused requests are given back.
  */
 const SETTLE = `
 local tpm, used = tonumber(ARGV[1]), tonumber(ARGV[2])
@@ -99,30 +101,27 @@ if tpm > 0 and used > 0 then
   redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'ts', tostring(now))
   redis.call('PEXPIRE', KEYS[1], 61000 + math.ceil(math.max(0, -tokens) * 60000 / tpm))
 end
-if ARGV[3] ~= '' then
+if ARGV[5] ~= '' then
   local reserve = tonumber(ARGV[4])
-  if reserve > 0 and redis.call('HEXISTS', KEYS[3], ARGV[3]) == 1 then
-    redis.call('HINCRBY', KEYS[3], ARGV[3], -reserve)
+  if reserve > 0 and redis.call('HEXISTS', KEYS[4], ARGV[3]) == 1 then
+    redis.call('HINCRBY', KEYS[4], ARGV[3], -reserve)
     redis.call('HINCRBY', KEYS[2], 'reserved', -reserve)
   end
-  redis.call('HINCRBY', KEYS[2], 'spent', ARGV[5])
+  if ARGV[5] ~= '0' then redis.call('HINCRBY', KEYS[2], 'spent', ARGV[5]) end
 end
-return 0
-`;
-
-/** Gives back what a retired lease did not use: its remaining reservation and requests. */
-const RELEASE = `
-local left = tonumber(redis.call('HGET', KEYS[3], ARGV[1]))
-if left then
-  redis.call('HDEL', KEYS[3], ARGV[1])
-  redis.call('ZREM', KEYS[2], ARGV[1])
-  -- Not with 0: Lua gives -0, which HINCRBY refuses as not an integer.
-  if left > 0 then redis.call('HINCRBY', KEYS[1], 'reserved', -left) end
-end
-local rpm, unused = tonumber(ARGV[2]), tonumber(ARGV[3])
-if rpm > 0 and unused > 0 then
-  local s = redis.call('HMGET', KEYS[4], 'tokens', 'ts')
-  if s[1] then redis.call('HSET', KEYS[4], 'tokens', tostring(math.min(rpm, tonumber(s[1]) + unused))) end
+if ARGV[6] == '1' then
+  local left = tonumber(redis.call('HGET', KEYS[4], ARGV[3]))
+  if left then
+    redis.call('HDEL', KEYS[4], ARGV[3])
+    redis.call('ZREM', KEYS[3], ARGV[3])
+    -- Not with 0: Lua gives -0, which HINCRBY refuses as not an integer.
+    if left > 0 then redis.call('HINCRBY', KEYS[2], 'reserved', -left) end
+  end
+  local rpm, unused = tonumber(ARGV[7]), tonumber(ARGV[8])
+  if rpm > 0 and unused > 0 then
+    local s = redis.call('HMGET', KEYS[5], 'tokens', 'ts')
+    if s[1] then redis.call('HSET', KEYS[5], 'tokens', tostring(math.min(rpm, tonumber(s[1]) + unused))) end
+  end
 end
 return 0
 `;
@@ -141,6 +140,8 @@ const HOLD_MS = 15 * 60_000;
 export const LEASE_CALLS = 16;
 /** How long a lease admits calls: limits and budget changes reach a front door within this. */
 export const LEASE_MS = 1000;
+/** Longest the settling of a call waits in memory for others to go with it to Redis. */
+const SETTLE_MS = 100;
 
 type Scripts = Redis & {
   relayLease(
@@ -151,8 +152,8 @@ type Scripts = Redis & {
     amounts: string,
     ...argv: (string | number)[]
   ): Promise<[number, number, number, number]>;
-  relaySettle(tpm: string, spend: string, amounts: string, ...argv: (string | number)[]): Promise<number>;
-  relayRelease(
+  relaySettle(
+    tpm: string,
     spend: string,
     holds: string,
     amounts: string,
@@ -169,6 +170,12 @@ class Lease {
   born = performance.now();
   /** What it reserved of the budget when taken. */
   readonly granted: number;
+  /** What its settled calls owe Redis until the next flush (see `Spending.settle`): tokens, reservations, cost. */
+  owedTokens = 0;
+  owedReserved = 0;
+  owedCost = 0;
+  /** The key's tokens per minute as of its last settled call. */
+  tpm = 0;
 
   constructor(
     readonly hold: string,
@@ -252,6 +259,10 @@ export class Spending {
   private readonly redis: Scripts;
   private holds = 0;
   private readonly keys = new Map<string, KeyLeases>();
+  /** Leases whose settled calls owe Redis, for the next flush. */
+  private owing = new Map<Lease, string>();
+  private flushTimer: NodeJS.Timeout | null = null;
+  private readonly flushOwed = this.flushOwedNow.bind(this);
 
   constructor(
     redis: Redis,
@@ -261,8 +272,7 @@ export class Spending {
   ) {
     if (!('relayLease' in redis)) {
       redis.defineCommand('relayLease', { numberOfKeys: 5, lua: LEASE });
-      redis.defineCommand('relaySettle', { numberOfKeys: 3, lua: SETTLE });
-      redis.defineCommand('relayRelease', { numberOfKeys: 4, lua: RELEASE });
+      redis.defineCommand('relaySettle', { numberOfKeys: 5, lua: SETTLE });
       redis.defineCommand('relaySeed', { numberOfKeys: 1, lua: SEED });
     }
     this.redis = redis as Scripts;
@@ -391,66 +401,85 @@ export class Spending {
 
   /**
    * Ends an admitted call with the tokens it used and the nanos it cost (null when unknown:
-   * then it is charged what it reserved). Off the answer's path: never throws, logs.
+   * then it is charged what it reserved). Off the answer's path, and not one Redis call per
+   * call: what the calls of a lease owe is summed in memory and sent in one script when the
+   * lease is retired, or after SETTLE_MS when it lives on. Until then their reservations stay
+   * held, so the budget still holds; what a crash loses is at most that much settling (the
+   * holds it leaves lapse after HOLD_MS, as they always did). Never throws; Redis errors are logged.
    */
-  settle(ticket: Ticket, tokens: number, cost: number | null): Promise<void> {
+  settle(ticket: Ticket, tokens: number, cost: number | null): void {
     const lease = ticket.lease;
-    if (!lease) return Promise.resolve();
+    if (!lease) return;
     lease.inflight--;
-    const keys = this.keysOf(ticket.keyId);
-    const settled =
-      lease.hold === '' || (ticket.tpm <= 0 && !lease.budgeted)
-        ? Promise.resolve()
-        : this.redis
-            .relaySettle(
-              `${keys}:tpm`,
-              lease.spendKey,
-              `${lease.spendKey}:amounts`,
-              ticket.tpm,
-              tokens,
-              lease.budgeted ? lease.hold : '',
-              ticket.reserved,
-              lease.budgeted ? (cost ?? ticket.reserved) : 0,
-            )
-            .then(() => undefined);
+    if (lease.hold !== '' && (ticket.tpm > 0 || lease.budgeted)) {
+      lease.tpm = ticket.tpm;
+      if (ticket.tpm > 0) lease.owedTokens += tokens;
+      if (lease.budgeted) {
+        lease.owedReserved += ticket.reserved;
+        lease.owedCost += cost ?? ticket.reserved;
+      }
+      this.owing.set(lease, ticket.keyId);
+      this.flushTimer ??= setTimeout(this.flushOwed, SETTLE_MS).unref();
+    }
     this.retireSpent(ticket.keyId);
-    return settled.catch((err: unknown) =>
-      this.log.warn({ err, keyId: ticket.keyId }, 'relay spend could not be settled'),
-    );
   }
 
-  /** Releases the key's leases that admit no more and have no call in flight. */
+  /** Settles what every lease still in use owes (retired ones settled as they were released). */
+  private flushOwedNow(): void {
+    this.flushTimer = null;
+    const owing = this.owing;
+    this.owing = new Map();
+    // A lease retired since owes nothing: it was settled as it was released.
+    for (const [lease, keyId] of owing) this.send(lease, keyId, false);
+  }
+
+  /** One SETTLE script for `lease`: what its calls owe, and with `release` the lease itself. */
+  private send(lease: Lease, keyId: string, release: boolean): void {
+    const owes = lease.owedTokens > 0 || lease.owedReserved > 0 || lease.owedCost > 0;
+    if (!owes && !release) return;
+    const keys = this.keysOf(keyId);
+    this.redis
+      .relaySettle(
+        `${keys}:tpm`,
+        lease.spendKey,
+        `${lease.spendKey}:holds`,
+        `${lease.spendKey}:amounts`,
+        `${keys}:rpm`,
+        lease.tpm,
+        lease.owedTokens,
+        lease.hold,
+        lease.owedReserved,
+        lease.budgeted ? lease.owedCost : '',
+        release ? 1 : 0,
+        lease.rpm,
+        lease.rpm > 0 ? lease.requests : 0,
+      )
+      .catch((err: unknown) => this.log.warn({ err, keyId }, 'relay spend could not be settled'));
+    lease.owedTokens = lease.owedReserved = lease.owedCost = 0;
+  }
+
+  /** Releases the key's leases that admit no more and have no call in flight, settling what they owe. */
   private retireSpent(keyId: string): void {
     const state = this.keys.get(keyId);
     if (!state) return;
     const now = performance.now();
-    const keys = this.keysOf(keyId);
     state.leases = state.leases.filter((lease) => {
       if (lease.inflight > 0 || (lease.fresh(now) && lease.fits(0))) return true;
       lease.retired = true;
-      if (lease.hold !== '')
-        this.redis
-          .relayRelease(
-            lease.spendKey,
-            `${lease.spendKey}:holds`,
-            `${lease.spendKey}:amounts`,
-            `${keys}:rpm`,
-            lease.hold,
-            lease.rpm,
-            lease.rpm > 0 ? lease.requests : 0,
-          )
-          .catch((err: unknown) => this.log.warn({ err, keyId }, 'relay lease could not be released'));
+      if (lease.hold !== '') this.send(lease, keyId, true);
       return false;
     });
     if (state.leases.length === 0 && !state.pending) this.keys.delete(keyId);
   }
 
-  /** Releases every lease without a call in flight (at shutdown: what it held is free for other front doors at once). */
+  /** Settles everything and releases every lease without a call in flight (at shutdown: what it held is free for other front doors at once). */
   async close(): Promise<void> {
     for (const [keyId, state] of this.keys) {
       for (const lease of state.leases) lease.born = Number.NEGATIVE_INFINITY;
       this.retireSpent(keyId);
     }
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushOwedNow();
     await this.redis.ping().catch(() => undefined);
   }
 
