@@ -327,21 +327,42 @@ function summarize(rounds: readonly Round[]): LoadResult {
 
 const rate = (r: Round) => r.latencies.length / r.seconds;
 
-async function sequential(t: Target, n: number): Promise<LoadResult> {
-  const pool = new Pool(t.url, { connections: 1 });
+/**
+ * `n` calls per target, one at a time on one connection each, in `rounds` rounds that take
+ * the targets in turn (like `load`), so that the added latency, a difference of two targets'
+ * figures, is not a difference of two spells of this shared machine.
+ */
+async function sequential(targets: readonly Target[], n: number, rounds: number): Promise<Map<Target, LoadResult>> {
+  const pools = new Map(targets.map((t) => [t, new Pool(t.url, { connections: 1 })]));
+  const latencies = new Map<Target, number[]>(targets.map((t) => [t, []]));
+  const seconds = new Map<Target, number>(targets.map((t) => [t, 0]));
+  const cpu = new Map<Target, number>(targets.map((t) => [t, 0]));
+  const perRound = Math.ceil(n / rounds);
   try {
-    for (let i = 0; i < 200; i++) await once_(pool, t, CHAT, false);
-    const latencies: number[] = [];
-    const cpu0 = await cpuOf(t.pids);
-    const started = performance.now();
-    for (let i = 0; i < n; i++) latencies.push(await once_(pool, t, CHAT, false));
-    const elapsed = (performance.now() - started) / 1000;
-    const cpuPerCall = ((await cpuOf(t.pids)) - cpu0) / n;
-    latencies.sort((a, b) => a - b);
-    return { rps: n / elapsed, p50: pct(latencies, 50), p99: pct(latencies, 99), cpuPerCall };
+    for (const t of targets) for (let i = 0; i < 200; i++) await once_(pools.get(t)!, t, CHAT, false);
+    for (let r = 0; r < rounds; r++) {
+      for (const t of targets) {
+        const pool = pools.get(t)!;
+        const cpu0 = await cpuOf(t.pids);
+        const started = performance.now();
+        for (let i = 0; i < perRound; i++) latencies.get(t)!.push(await once_(pool, t, CHAT, false));
+        seconds.set(t, seconds.get(t)! + (performance.now() - started) / 1000);
+        cpu.set(t, cpu.get(t)! + (await cpuOf(t.pids)) - cpu0);
+      }
+    }
   } finally {
-    await pool.close();
+    await Promise.all([...pools.values()].map((p) => p.close()));
   }
+  return new Map(
+    targets.map((t) => {
+      const sorted = latencies.get(t)!.sort((a, b) => a - b);
+      const calls = sorted.length;
+      return [
+        t,
+        { rps: calls / seconds.get(t)!, p50: pct(sorted, 50), p99: pct(sorted, 99), cpuPerCall: cpu.get(t)! / calls },
+      ];
+    }),
+  );
 }
 
 async function rssOf(pid: number): Promise<number> {
@@ -576,6 +597,17 @@ async function main(): Promise<void> {
     accountId: null,
     group: 'default',
   });
+  // The same calls with a key that has neither, beside it in the sequential phase.
+  const plainKey = newRelayKey();
+  await insertKey(db, {
+    ...NO_KEY_SETTINGS,
+    name: 'bench-plain',
+    keyHash: hashSecret(plainKey),
+    prefix: plainKey.slice(0, 10),
+    models: ['*'],
+    accountId: null,
+    group: 'default',
+  });
 
   const radarPort = await freePort();
   // Every Redis key Radar writes starts with the queue prefix: one of our own, removed at the end.
@@ -682,20 +714,31 @@ async function main(): Promise<void> {
     }
   }
   if (PHASES.has('sequential')) {
-    console.log(`\nsequential non-streaming calls (${SEQUENTIAL} on one connection)`);
-    console.log('target      req/s    p50 ms   p99 ms   added p50 ms   CPU ms/call');
-    const seq: Record<string, LoadResult> = {};
-    for (const t of targets) {
-      const r = await sequential(t, SEQUENTIAL);
-      seq[t.name] = r;
-      if (t.name !== 'direct') figure(t.name, 'addedP50', r.p50 - seq.direct!.p50);
-      const added = t.name === 'direct' ? '' : ms(r.p50 - seq.direct!.p50);
+    // Radar twice: with the key that has limits and a budget, and with one that has neither,
+    // so the run shows what the admission and settling of limits and budgets add.
+    const plain: Target = {
+      ...targets.find((t) => t.name === 'radar')!,
+      name: 'radar, no limits or budget',
+      headers: { authorization: `Bearer ${plainKey}` },
+    };
+    const measured = await sequential([...targets, plain], SEQUENTIAL, ROUNDS);
+    console.log(`\nsequential non-streaming calls (${SEQUENTIAL} per target on one connection, ${ROUNDS} rounds)`);
+    console.log(`${'target'.padEnd(28)}   req/s    p50 ms   p99 ms   added p50 ms   CPU ms/call`);
+    const direct = measured.get(targets[0]!)!;
+    for (const [t, r] of measured) {
+      const added = t === targets[0] ? '' : ms(r.p50 - direct.p50);
+      if (t !== targets[0] && t !== plain) figure(t.name, 'addedP50', r.p50 - direct.p50);
+      const label = t.name === 'radar' ? 'radar, limits and budget' : t.name;
       console.log(
-        `${t.name.padEnd(8)} ${r.rps.toFixed(0).padStart(8)} ${ms(r.p50)} ${ms(r.p99)}   ${added.padStart(8)}     ${ms(r.cpuPerCall)}`,
+        `${label.padEnd(28)} ${r.rps.toFixed(0).padStart(7)} ${ms(r.p50)} ${ms(r.p99)}   ${added.padStart(8)}     ${ms(r.cpuPerCall)}`,
       );
     }
-    const added = seq.radar!.p50 - seq.direct!.p50;
-    verdict(added < 0.3, `radar added p50 < 0.3 ms with limits and a budget on the key (${added.toFixed(3)} ms)`);
+    const added = figures.get('radar')!.addedP50!;
+    const addedPlain = measured.get(plain)!.p50 - direct.p50;
+    verdict(
+      added < 0.3,
+      `radar added p50 < 0.3 ms with limits and a budget on the key (${added.toFixed(3)} ms; ${addedPlain.toFixed(3)} ms with neither)`,
+    );
   }
   if (PHASES.has('slow')) await slowPhase(streamers, figure, verdict);
   if (figures.has('radar')) printRatios(figures, verdict);
