@@ -38,6 +38,10 @@ export class ResponseIdWatch {
  * the response, so a follow-up (`previous_response_id`) goes where its conversation is.
  */
 export class ResponseHomes {
+  /** Ids found since the last write, with their channels. */
+  private found: [responseId: string, channelId: string][] = [];
+  private readonly writeSoon = this.write.bind(this);
+
   constructor(
     private readonly redis: Redis,
     private readonly prefix: string,
@@ -54,11 +58,32 @@ export class ResponseHomes {
     }
   }
 
-  /** Off the answer's path: a lost write only costs the follow-up its pinning. */
+  /**
+   * Off the answer's path: the id is found while the answer is on its way, and written once
+   * the answer has gone out (an immediate runs after the read that carried it has been
+   * passed on), with every other id found meanwhile, in one write. A follow-up cannot
+   * overtake it: it is read later, and asked on the same connection. A lost write only costs
+   * the follow-up its pinning.
+   */
   remember(responseId: string, channelId: string): void {
-    this.redis
-      .set(this.keyOf(responseId), channelId, 'EX', RESPONSE_HOME_TTL_S)
-      .catch((err: unknown) => this.log.warn({ err, responseId }, 'relay: a response channel could not be remembered'));
+    if (this.found.push([responseId, channelId]) === 1) setImmediate(this.writeSoon);
+  }
+
+  private write(): void {
+    const found = this.found;
+    this.found = [];
+    const batch = this.redis.pipeline();
+    for (const [responseId, channelId] of found)
+      batch.set(this.keyOf(responseId), channelId, 'EX', RESPONSE_HOME_TTL_S);
+    batch.exec().then(
+      (results) => {
+        const failed = results?.find(([err]) => err)?.[0];
+        if (failed)
+          this.log.warn({ err: failed, responses: found.length }, 'relay: response channels could not be remembered');
+      },
+      (err: unknown) =>
+        this.log.warn({ err, responses: found.length }, 'relay: response channels could not be remembered'),
+    );
   }
 
   private keyOf(responseId: string): string {
