@@ -404,8 +404,9 @@ export class Spending {
    * then it is charged what it reserved). Off the answer's path, and not one Redis call per
    * call: what the calls of a lease owe is summed in memory and sent in one script when the
    * lease is retired, or after SETTLE_MS when it lives on. Until then their reservations stay
-   * held, so the budget still holds; what a crash loses is at most that much settling (the
-   * holds it leaves lapse after HOLD_MS, as they always did). Never throws; Redis errors are logged.
+   * held, so the budget still holds; what a crash loses is the settling not sent yet, at most
+   * SETTLE_MS of it (the holds it leaves lapse after HOLD_MS, as they always did). Never
+   * throws; Redis errors are logged.
    */
   settle(ticket: Ticket, tokens: number, cost: number | null): void {
     const lease = ticket.lease;
