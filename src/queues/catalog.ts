@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { UnrecoverableError, type Job, type JobsOptions } from 'bullmq';
+import type { Job, JobsOptions } from 'bullmq';
 import { z } from 'zod';
 import { RESOURCES } from '../auth/scopes.ts';
 import { IDENTIFIER_PATTERN } from '../ingest/schemas.ts';
 import { UsageJobSchema } from '../relay/usage-job.ts';
+import { UnrecoverableError } from './bullmq.ts';
 import type { QueueRegistry } from './registry.ts';
 
 /**

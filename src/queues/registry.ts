@@ -1,5 +1,6 @@
-import { Queue, type QueueOptions } from 'bullmq';
+import type { QueueOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { Queue } from './bullmq.ts';
 
 /**
  * The BullMQ queues one process writes to, created on first use and sharing one
