@@ -1,8 +1,15 @@
-import { Pool, type Dispatcher } from 'undici';
+import { createRequire } from 'node:module';
+import type { Dispatcher } from 'undici';
+import type * as Undici from 'undici';
 import type { AbortWatch } from '../shared/abort.ts';
 import { BodyTooLarge } from '../errors/body-too-large-error.ts';
 import type { Channel } from './directory.ts';
 import { UPSTREAM_PATH, type Protocol } from './protocol.ts';
+
+type Pool = Undici.Pool;
+// undici's index loads fetch, WebSocket, caches and mocks with it (~2.5 MB of heap); the
+// relay needs its connection pool alone. undici has no exports map, so its own file it is.
+const Pool = createRequire(import.meta.url)('undici/lib/dispatcher/pool.js') as typeof Undici.Pool;
 
 /** Whoever reads a response body, piece by piece as the socket delivers it. */
 export interface BodyConsumer {
