@@ -6,7 +6,7 @@ import { HttpError, type FieldError } from '../errors/http-error.ts';
 import { route, type Route } from '../http/route.ts';
 import { pageSchema } from '../shared/pagination.ts';
 import { enqueue, JOBS } from '../queues/catalog.ts';
-import { AUDIT_LIMITS } from './audit/fetch.ts';
+import { AUDIT_LIMITS } from './audit/limits.ts';
 import { waitForAudit } from './audit-waiter.ts';
 import {
   pageOf,

@@ -1,4 +1,5 @@
-import { CronExpressionParser } from 'cron-parser';
+import { createRequire } from 'node:module';
+import type * as CronParser from 'cron-parser';
 import { z } from 'zod';
 import { queryInteger } from '../shared/query-integer.ts';
 import { isTimeZone } from '../shared/time-zone.ts';
@@ -14,6 +15,10 @@ import { httpUrl, text } from '../shared/text.ts';
 const Name = text({ min: 1, max: 160, unpadded: true });
 const Aliases = z.array(Name).max(20).default([]);
 const ModelId = text({ min: 1, max: 200 });
+
+// cron-parser brings luxon (~0.7 MB of source and objects); only a schedule being set needs it.
+const require = createRequire(import.meta.url);
+const cronParser = () => (require('cron-parser') as typeof CronParser).CronExpressionParser;
 
 /** The shortest gap between two scheduled runs: each run costs prompts × models calls. */
 export const MIN_SCHEDULE_GAP_MS = 60 * 60 * 1000;
@@ -40,7 +45,7 @@ const Schedule = z
       return;
     }
     try {
-      const it = CronExpressionParser.parse(s.cron, { tz: s.tz ?? 'UTC', strict: false });
+      const it = cronParser().parse(s.cron, { tz: s.tz ?? 'UTC', strict: false });
       let prev = it.next().getTime();
       for (let i = 0; i < 48; i++) {
         const next = it.next().getTime();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { after, before, test } from 'node:test';
-import { AUDIT_LIMITS } from '../../src/geo/audit/fetch.ts';
+import { AUDIT_LIMITS } from '../../src/geo/audit/limits.ts';
 import { createCredential } from '../helpers/fixtures.ts';
 import {
   GOOD_LLMS,

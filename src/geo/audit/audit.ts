@@ -1,6 +1,7 @@
 import type { AuditCheck } from '../repo.ts';
 import { runChecks, scoreOf, type Doc } from './checks.ts';
-import { AUDIT_LIMITS, GuardedFetcher, refusalIn, type GuardOptions } from './fetch.ts';
+import { GuardedFetcher, refusalIn, type GuardOptions } from './fetch.ts';
+import { AUDIT_LIMITS } from './limits.ts';
 import { readPage } from './html.ts';
 import { parseRobots } from './robots.ts';
 

@@ -4,16 +4,7 @@ import { isIP } from 'node:net';
 import { Agent, request } from 'undici';
 import { AddressRefusedError } from '../../errors/address-refused-error.ts';
 import { refusalOf } from './address.ts';
-
-/** The bounds of one audit (CONTRACT §6). */
-export const AUDIT_LIMITS = {
-  /** Bytes read of each document; the rest is not downloaded. */
-  maxBytes: 2 * 1024 * 1024,
-  /** Redirects followed per document. */
-  maxRedirects: 5,
-  /** The whole audit, every document included. */
-  totalMs: 10_000,
-} as const;
+import { AUDIT_LIMITS } from './limits.ts';
 
 /** Resolves a host name to every address it has, as dns.lookup with `all` does. */
 export type Resolver = (hostname: string) => Promise<readonly LookupAddress[]>;
