@@ -6,6 +6,7 @@ import { createLogger } from '../log.ts';
 import { PACKAGE_ROOT } from '../shared/package-root.ts';
 import { issueSetupLink } from '../admin/setup.ts';
 import { ensureLocalServices } from './local-services.ts';
+import { FRONT_DOOR_NODE_FLAGS } from './node-flags.ts';
 import { withDb } from './with-db.ts';
 
 // The entry, not this module's folder: from the compiled build this file is under dist/server.
@@ -13,6 +14,8 @@ const RADAR = join(PACKAGE_ROOT, 'src', 'cli', 'radar.js');
 
 interface Child {
   role: string;
+  /** Node's own flags, before the entry. */
+  nodeFlags: readonly string[];
   args: string[];
   proc: ChildProcess | null;
   restarts: number;
@@ -44,9 +47,10 @@ export async function supervise(opts: { workers: number }): Promise<void> {
   }
 
   const children: Child[] = [
-    { role: 'front-door', args: ['serve'], proc: null, restarts: 0 },
+    { role: 'front-door', nodeFlags: FRONT_DOOR_NODE_FLAGS, args: ['serve'], proc: null, restarts: 0 },
     ...Array.from({ length: opts.workers }, (_, i) => ({
       role: `worker-${i + 1}`,
+      nodeFlags: [],
       args: ['work'],
       proc: null,
       restarts: 0,
@@ -55,7 +59,7 @@ export async function supervise(opts: { workers: number }): Promise<void> {
   let stopping = false;
 
   const start = (child: Child) => {
-    const proc = spawn(process.execPath, [RADAR, ...child.args], {
+    const proc = spawn(process.execPath, [...child.nodeFlags, RADAR, ...child.args], {
       stdio: 'inherit',
       env: { ...process.env, RADAR_SUPERVISOR_PID: String(process.pid) },
       // Own process group: a terminal's Ctrl-C reaches only the supervisor, which then

@@ -12,7 +12,9 @@
  * BENCH_CONCURRENCY (default 32),
  * BENCH_SEQUENTIAL (calls, default 2000), BENCH_SLOW_STREAMS (default 1000), BENCH_PROFILE_DIR
  * (when set, Radar runs with --cpu-prof and writes its profile there), BENCH_PHASES (some of
- * `calls,streams,sequential,slow`, default all; e.g. `streams` to profile only streaming).
+ * `calls,streams,sequential,slow`, default all; e.g. `streams` to profile only streaming),
+ * BENCH_RADAR_FLAGS (node flags for Radar's front door instead of those `radar up` gives it,
+ * FRONT_DOOR_NODE_FLAGS; e.g. `--max-semi-space-size=16` to weigh a flag within one machine's day).
  * Needs PostgreSQL and Redis as Radar does (DATABASE_URL's server, REDIS_URL); nginx is
  * optional (Debian: `apt-get install -y nginx`); without it the nginx column is skipped. Portkey
  * is a dev dependency; a relay that cannot stream (Portkey 1.15.2 on Node 20) is left out of the
@@ -29,6 +31,7 @@ import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { Pool } from 'undici';
 import { hashSecret } from '../../src/auth/secrets.ts';
+import { FRONT_DOOR_NODE_FLAGS } from '../../src/cli/node-flags.ts';
 import { createDb } from '../../src/db/connection.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { newRelayKey } from '../../src/relay/keys.ts';
@@ -630,7 +633,9 @@ async function main(): Promise<void> {
   const profile = process.env.BENCH_PROFILE_DIR
     ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE_DIR}`]
     : [];
-  const radar = start(process.execPath, [...profile, 'src/cli/radar.js', 'serve'], env);
+  // Started as `radar up` starts it.
+  const nodeFlags = process.env.BENCH_RADAR_FLAGS?.split(' ').filter(Boolean) ?? FRONT_DOOR_NODE_FLAGS;
+  const radar = start(process.execPath, [...profile, ...nodeFlags, 'src/cli/radar.js', 'serve'], env);
   start(process.execPath, ['src/cli/radar.js', 'work', '--queues', 'usage'], env);
   await waitForPort(radarPort, radar, 'radar');
   const nginx = await startNginx(Number(new URL(fakeUrl).port), Number(new URL(bigFakeUrl).port));
