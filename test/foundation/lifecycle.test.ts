@@ -2,11 +2,16 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import net from 'node:net';
 import { after, before, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { hashSecret } from '../../src/auth/secrets.ts';
 import { createDb } from '../../src/db/connection.ts';
+import { newRelayKey } from '../../src/relay/keys.ts';
+import { insertChannel, insertKey, NO_KEY_SETTINGS } from '../../src/relay/repo.ts';
 import { exited, logLine, radarDaemon, waitForHttp } from '../helpers/cli.ts';
 import { eventually } from '../helpers/eventually.ts';
 import { freePort } from '../helpers/ports.ts';
 import { testServices, type TestServices } from '../helpers/services.ts';
+import { startFakeUpstream } from '../relay/fake-upstream.ts';
 
 let services: TestServices;
 before(async () => {
@@ -83,6 +88,64 @@ test('SIGTERM on `radar serve` stops accepting, finishes the in-flight request, 
     assert.equal(code, 0);
   } finally {
     child.kill('SIGKILL');
+  }
+});
+
+test('SIGTERM on `radar serve` while many clients read streams slowly: exits 0 within SHUTDOWN_TIMEOUT_MS', async () => {
+  const streams = 200;
+  // Long streams (2 MB each at 80 KB/s) that no client reads as fast as they come.
+  const fake = await startFakeUpstream({ chunks: 500, padBytes: 4096, chunkDelayMs: 50 });
+  await insertChannel(services.db, {
+    name: 'slow-streams',
+    baseUrl: `${fake.url}/v1`,
+    apiKey: null,
+    models: ['slow-model'],
+    protocols: ['chat'],
+    priority: 0,
+    weight: 1,
+  });
+  const key = newRelayKey();
+  await insertKey(services.db, {
+    ...NO_KEY_SETTINGS,
+    name: 'slow streams',
+    keyHash: hashSecret(key),
+    prefix: key.slice(0, 10),
+    models: ['*'],
+    accountId: null,
+    group: 'default',
+  });
+  const port = await freePort();
+  const shutdownMs = 3000;
+  const child = radarDaemon(['serve'], { ...envFor(port), LOG_LEVEL: 'warn', SHUTDOWN_TIMEOUT_MS: String(shutdownMs) });
+  let output = '';
+  for (const s of [child.stdout!, child.stderr!]) s.on('data', (d) => (output = (output + d).slice(-8000)));
+  const sockets: net.Socket[] = [];
+  try {
+    await waitForHttp(`http://127.0.0.1:${port}/healthz`);
+    const body = JSON.stringify({ model: 'slow-model', messages: [{ role: 'user', content: 'go' }], stream: true });
+    const request = `POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    let streaming = 0;
+    for (let i = 0; i < streams; i++) {
+      const s = net.connect(port, '127.0.0.1');
+      s.on('error', () => undefined);
+      // Reads its first bytes, then stops reading: the relay's writes back up.
+      s.once('data', (d) => {
+        if (d.subarray(0, 15).toString() === 'HTTP/1.1 200 OK') streaming++;
+        s.pause();
+      });
+      s.write(request);
+      sockets.push(s);
+    }
+    await eventually(() => (streaming === streams ? true : undefined), 60_000, `${streams} streams under way`);
+    child.kill('SIGTERM');
+    // Not a timing: a front door that never exits is what this catches, so the bound is loose.
+    const gone = await Promise.race([exited(child), sleep(shutdownMs + 30_000).then(() => null)]);
+    assert.ok(gone, `still running ${shutdownMs + 30_000} ms after SIGTERM: ${output}`);
+    assert.equal(gone.code, 0, output);
+  } finally {
+    child.kill('SIGKILL');
+    for (const s of sockets) s.destroy();
+    await fake.close();
   }
 });
 
