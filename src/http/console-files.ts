@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import { PACKAGE_ROOT } from '../shared/package-root.ts';
+import { pickEncoding } from './compression.ts';
 
 /** Where `npm install` (the `prepare` script) builds the console. */
 export const CONSOLE_DIR = join(PACKAGE_ROOT, 'dist', 'console') + sep;
@@ -79,14 +80,9 @@ export class ConsoleFiles {
     // A path without an extension is one of the app's own routes (/sites/…, /login).
     if (!file && !extname(path)) file = files.get('/index.html');
     if (!file) return null;
-    const accepts = (coding: string) =>
-      acceptEncoding !== undefined && new RegExp(`\\b${coding}\\b`).test(acceptEncoding);
-    const [body, encoding] =
-      file.br && accepts('br')
-        ? [file.br, 'br']
-        : file.gzip && accepts('gzip')
-          ? [file.gzip, 'gzip']
-          : [file.identity, null];
+    const coding = pickEncoding(acceptEncoding);
+    const precompressed = coding ? file[coding] : undefined;
+    const [body, encoding] = precompressed ? [precompressed, coding] : [file.identity, null];
     const headers: Record<string, string> = {
       'content-type': file.type,
       'cache-control': file.cacheControl,

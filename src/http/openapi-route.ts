@@ -1,3 +1,5 @@
+import { encodeBody } from './compression.ts';
+import { mergeHeaders } from './headers.ts';
 import { openApiDocument } from './openapi.ts';
 import { route, type Route } from './route.ts';
 
@@ -11,14 +13,18 @@ export function openApiRoute(routes: readonly Route[]): Route {
     docs: { summary: 'This OpenAPI 3.1 document', tags: ['service'] },
     handler: async (ctx, app) => {
       doc ??= JSON.stringify(openApiDocument([...routes, self], app.config.PUBLIC_ORIGIN));
+      const encoded = await encodeBody(doc, ctx.headers['accept-encoding']);
       ctx.reply.send(
         200,
-        {
-          'content-type': 'application/json; charset=utf-8',
-          'x-request-id': ctx.id,
-          'cache-control': 'public, max-age=300',
-        },
-        doc,
+        mergeHeaders(
+          {
+            'content-type': 'application/json; charset=utf-8',
+            'x-request-id': ctx.id,
+            'cache-control': 'public, max-age=300',
+          },
+          encoded.headers,
+        ),
+        encoded.body,
       );
     },
   });

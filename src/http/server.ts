@@ -7,6 +7,7 @@ import type { Logger } from '../log.ts';
 import { isConnectivityError } from '../errors/connectivity.ts';
 import { HttpError, unavailable } from '../errors/http-error.ts';
 import { BODY_LIMIT_BYTES, RequestBody } from './body.ts';
+import { encodeBody } from './compression.ts';
 import type { ConsoleFiles } from './console-files.ts';
 import type { JsonResult, RequestContext } from './context.ts';
 import { renderError, surfaceOf } from './error-body.ts';
@@ -189,12 +190,14 @@ export function startServer(app: AppContext, routes: readonly Route[], opts: Ser
       const result = await match.route.handler(ctx, app);
       if (result) {
         if (app.config.RESPONSE_CONTRACT_CHECK) checkResponse(match.route, result, log);
+        const encoded = await encodeBody(JSON.stringify(result.body), base.headers['accept-encoding']);
         const headers = mergeHeaders(
           { 'content-type': 'application/json; charset=utf-8', 'x-request-id': base.id },
           responseHeaders,
           result.headers,
+          encoded.headers,
         );
-        reply.send(result.status ?? 200, headers, JSON.stringify(result.body));
+        reply.send(result.status ?? 200, headers, encoded.body);
       } else if (reply.open && !reply.started) {
         throw new Error(`handler of ${match.route.method} ${match.route.path} returned no answer`);
       }
