@@ -6,17 +6,18 @@
  * 2. The console's JavaScript: the initial load (index.html's entry script and what it
  *    preloads) and everything built, gzip-compressed as served.
  * 3. Lighthouse (Debian's chromium) on the analytics page, mobile and desktop presets:
- *    performance and accessibility scores, largest contentful paint.
+ *    performance and accessibility scores, largest contentful paint, layout shift and bytes
+ *    transferred; each whole report is written to test-results/lighthouse/<preset>.json.
  * 4. Time to analytics visible: Playwright opens the page BENCH_RUNS times (default 5) after a
  *    warm-up; from navigation start until the visits figure and the chart are on screen.
  *
  * Targets (issue 17): performance ≥ 90, accessibility ≥ 95, initial JavaScript ≤ 200 KB gz,
  * analytics visible within 1 s.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import lighthouse from 'lighthouse';
+import lighthouse, { type Result } from 'lighthouse';
 import desktopConfig from 'lighthouse/core/config/desktop-config.js';
 import { chromium } from 'playwright-core';
 import { waitForRollups } from '../analytics/fixtures.ts';
@@ -30,6 +31,23 @@ import { envNumber } from './env.ts';
 const RUNS = envNumber('BENCH_RUNS', 5, 'count');
 const DEBUG_PORT = envNumber('BENCH_DEBUG_PORT', 27222, 'count');
 const kb = (n: number) => `${(n / 1024).toFixed(1)} KB`;
+/** Where each run's whole Lighthouse report is written, to see what a score is made of. */
+const REPORTS = join('test-results', 'lighthouse');
+
+/** CLS, blocking time and the bytes on the wire by kind: what moved a score between runs. */
+function pageWeight(lhr: Result): string {
+  const numeric = (id: string) => lhr.audits[id]?.displayValue ?? '?';
+  const requests = (lhr.audits['network-requests']?.details as { items?: NetworkRequest[] } | undefined)?.items ?? [];
+  const sum = (pick: (r: NetworkRequest) => boolean) =>
+    requests.filter(pick).reduce((n, r) => n + (r.transferSize ?? 0), 0);
+  const api = (r: NetworkRequest) => new URL(r.url).pathname.startsWith('/api/');
+  return `CLS ${numeric('cumulative-layout-shift')}, FCP ${numeric('first-contentful-paint')}, TBT ${numeric('total-blocking-time')}, render-blocking ${numeric('render-blocking-resources') || 'none'}; transferred: API JSON ${kb(sum(api))}, console files ${kb(sum((r) => !api(r)))} in ${requests.length} requests`;
+}
+
+interface NetworkRequest {
+  url: string;
+  transferSize?: number;
+}
 
 function jsSizes() {
   const html = readFileSync(join(CONSOLE_DIR, 'index.html'), 'utf8');
@@ -84,6 +102,8 @@ try {
         config,
       );
       const lhr = result!.lhr;
+      mkdirSync(REPORTS, { recursive: true });
+      writeFileSync(join(REPORTS, `${name}.json`), JSON.stringify(lhr));
       const score = (c: string) => Math.round((lhr.categories[c]?.score ?? 0) * 100);
       const lcp = lhr.audits['largest-contentful-paint']?.displayValue ?? '?';
       const failed = Object.values(lhr.audits)
@@ -92,6 +112,7 @@ try {
       console.log(
         `lighthouse ${name}: performance ${score('performance')}, accessibility ${score('accessibility')}, LCP ${lcp}${failed.length ? `; accessibility audits failing: ${failed.join(', ')}` : ''}  [targets >= 90, >= 95]`,
       );
+      console.log(`  ${name}: ${pageWeight(lhr)}`);
     }
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
