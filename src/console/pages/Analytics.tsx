@@ -490,6 +490,13 @@ export default function Analytics({ siteId }: { siteId: string }) {
   const finance = useLoad(...load('finance'));
   const funnel = useLoad(...load('funnel'));
   const retention = useLoad(...load('retention'));
+  // Sections appear top-down: each once every section above it has its answer (or error).
+  // An answer arriving above what is already on screen would push it down, a layout shift
+  // (CLS); appearing below what is shown moves nothing. Reserving each section's final height
+  // instead cannot work: tables and figures wrap differently with the data and the width.
+  const order = [overview, series, acquisition, finance];
+  const settledUpTo = order.findIndex((l) => !l.data && !l.error);
+  const shown = (i: number) => settledUpTo === -1 || i <= settledUpTo;
   return (
     <div className="analytics">
       <Controls state={state} onChange={onChange} />
@@ -502,51 +509,65 @@ export default function Analytics({ siteId }: { siteId: string }) {
       ) : (
         !overview.error && <Loading what="overview" />
       )}
-      <ErrorNote error={series.error} />
-      {series.data ? <SeriesChart t={series.data.data} tz={state.tz} /> : !series.error && <Loading what="chart" />}
-      <section aria-labelledby="acq-title">
-        <h2 id="acq-title">Acquisition</h2>
-        <ErrorNote error={acquisition.error} />
-        {acquisition.data ? (
-          <>
-            <SourceTable
-              rows={acquisition.data.data.channels}
-              caption="Channels"
-              name={(r) => r.channel || '(no channel)'}
-            />
-            <SourceTable
-              rows={acquisition.data.data.campaigns}
-              caption="Campaigns"
-              name={(r) => r.name ?? r.campaign_id}
-            />
-            <AiAssistants siteId={siteId} query={query} />
-          </>
-        ) : (
-          !acquisition.error && <Loading what="acquisition" />
-        )}
-      </section>
-      <ErrorNote error={finance.error} />
-      {finance.data ? (
-        <FinanceTable f={finance.data.data} currencies={finance.data.currencies} />
-      ) : (
-        !finance.error && <Loading what="finance" />
+      {shown(1) && (
+        <>
+          <ErrorNote error={series.error} />
+          {series.data ? <SeriesChart t={series.data.data} tz={state.tz} /> : !series.error && <Loading what="chart" />}
+        </>
       )}
-      <UnitEconomics siteId={siteId} query={query} />
-      <div className="two-col">
-        <div>
-          <ErrorNote error={funnel.error} />
-          {funnel.data ? <FunnelChart f={funnel.data.data} /> : !funnel.error && <Loading what="funnel" />}
-        </div>
-        <div>
-          <ErrorNote error={retention.error} />
-          {retention.data ? (
-            <RetentionGrid r={retention.data.data} />
+      {shown(2) && (
+        <section aria-labelledby="acq-title">
+          <h2 id="acq-title">Acquisition</h2>
+          <ErrorNote error={acquisition.error} />
+          {acquisition.data ? (
+            <>
+              <SourceTable
+                rows={acquisition.data.data.channels}
+                caption="Channels"
+                name={(r) => r.channel || '(no channel)'}
+              />
+              <SourceTable
+                rows={acquisition.data.data.campaigns}
+                caption="Campaigns"
+                name={(r) => r.name ?? r.campaign_id}
+              />
+              <AiAssistants siteId={siteId} query={query} />
+            </>
           ) : (
-            !retention.error && <Loading what="retention" />
+            !acquisition.error && <Loading what="acquisition" />
           )}
-        </div>
-      </div>
-      {overview.data && <CoverageTable c={overview.data.coverage} />}
+        </section>
+      )}
+      {shown(3) && (
+        <>
+          <ErrorNote error={finance.error} />
+          {finance.data ? (
+            <FinanceTable f={finance.data.data} currencies={finance.data.currencies} />
+          ) : (
+            !finance.error && <Loading what="finance" />
+          )}
+        </>
+      )}
+      {shown(4) && (
+        <>
+          <UnitEconomics siteId={siteId} query={query} />
+          <div className="two-col">
+            <div>
+              <ErrorNote error={funnel.error} />
+              {funnel.data ? <FunnelChart f={funnel.data.data} /> : !funnel.error && <Loading what="funnel" />}
+            </div>
+            <div>
+              <ErrorNote error={retention.error} />
+              {retention.data ? (
+                <RetentionGrid r={retention.data.data} />
+              ) : (
+                !retention.error && <Loading what="retention" />
+              )}
+            </div>
+          </div>
+          {overview.data && <CoverageTable c={overview.data.coverage} />}
+        </>
+      )}
     </div>
   );
 }
