@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
 import { PACKAGE_ROOT } from '../shared/package-root.ts';
@@ -19,29 +20,34 @@ const TYPES: Record<string, string> = {
 };
 
 /**
- * No inline script or style anywhere: everything the console runs or styles with comes from
- * its own files, and it talks only to its own origin. uPlot and React set styles through the
- * CSSOM, which `style-src 'self'` does not restrict.
+ * No inline script anywhere, and no inline style but the <style> elements the build put in
+ * index.html, each allowed by its hash: everything else the console runs or styles with comes
+ * from its own files, and it talks only to its own origin. uPlot and React set styles through
+ * the CSSOM, which `style-src` does not restrict.
  */
-const CSP = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "font-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
-
-const SECURITY_HEADERS = {
-  'content-security-policy': CSP,
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
-  'referrer-policy': 'no-referrer',
-};
+function securityHeaders(indexHtml: string): Record<string, string> {
+  const styles = [...indexHtml.matchAll(/<style>([\s\S]*?)<\/style>/g)].map(
+    (m) => `'sha256-${createHash('sha256').update(m[1]!).digest('base64')}'`,
+  );
+  const csp = [
+    "default-src 'self'",
+    "script-src 'self'",
+    ["style-src 'self'", ...styles].join(' '),
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "font-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+  return {
+    'content-security-policy': csp,
+    'x-content-type-options': 'nosniff',
+    'x-frame-options': 'DENY',
+    'referrer-policy': 'no-referrer',
+  };
+}
 
 interface File {
   type: string;
@@ -65,6 +71,7 @@ export interface ConsoleAnswer {
  */
 export class ConsoleFiles {
   private files: Map<string, File> | null = null;
+  private security: Record<string, string> = {};
 
   constructor(private readonly dir: string = CONSOLE_DIR) {}
 
@@ -87,7 +94,7 @@ export class ConsoleFiles {
       'content-type': file.type,
       'cache-control': file.cacheControl,
       vary: 'accept-encoding',
-      ...SECURITY_HEADERS,
+      ...this.security,
     };
     if (encoding) headers['content-encoding'] = encoding;
     return { status: 200, headers, body };
@@ -116,6 +123,7 @@ export class ConsoleFiles {
       }
     };
     walk(this.dir);
+    this.security = securityHeaders(files.get('/index.html')?.identity.toString('utf8') ?? '');
     return files;
   }
 }
