@@ -38,8 +38,8 @@ export function findAccount(db: Db, id: string): Promise<AccountRow | null> {
   return db.oneOrNone<AccountRow>(q.findById, { id });
 }
 
-export function listAccounts(db: Db): Promise<AccountRow[]> {
-  return db.any<AccountRow>(q.list);
+export function listAccounts(db: Db): Promise<(AccountRow & { relay_group: string })[]> {
+  return db.any(q.list);
 }
 
 export function setAccountDisabled(db: Db, id: string, disabled: boolean): Promise<AccountRow | null> {

@@ -77,9 +77,16 @@ export const adminRoutes: Route[] = [
     method: 'GET',
     path: '/api/v1/admin/accounts',
     auth: ADMIN,
-    response: z.object({ data: z.array(AccountSchema) }),
-    docs: { summary: 'Every account, oldest first', tags: ['admin'] },
-    handler: async (_ctx, app) => ({ body: { data: (await listAccounts(app.db)).map(presentAccount) } }),
+    response: z.object({ data: z.array(AccountSchema.extend({ relayGroup: z.string() })) }),
+    docs: {
+      summary: 'Every account, oldest first, with the relay group its keys draw models and limits from',
+      tags: ['admin'],
+    },
+    handler: async (_ctx, app) => ({
+      body: {
+        data: (await listAccounts(app.db)).map((a) => ({ ...presentAccount(a), relayGroup: a.relay_group })),
+      },
+    }),
   }),
   route({
     method: 'POST',

@@ -392,8 +392,12 @@ export async function finishAudit(
   await db.any(q.auditFinish, { id, ...r, checks: JSON.stringify(r.checks) });
 }
 
-export function listAudits(db: Db, siteId: string, f: Page & Window): Promise<Paged<AuditRow>> {
-  return paged(db.any(q.auditList, { siteId, ...f }));
+export function listAudits(
+  db: Db,
+  siteId: string,
+  f: Page & Window & { status?: string; url?: string },
+): Promise<Paged<AuditRow>> {
+  return paged(db.any(q.auditList, { siteId, status: f.status ?? null, url: f.url ?? null, ...f }));
 }
 
 export function latestSiteChecks(

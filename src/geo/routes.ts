@@ -256,7 +256,11 @@ export const geoRoutes: Route[] = [
     auth: { kind: 'business', scopes: READ },
     query: ReportsQuery,
     response: pageSchema(GeoAudit),
-    docs: { summary: 'Page audits, newest first', tags },
+    docs: {
+      summary: 'Page audits, newest first',
+      description: '`status` and `url` (the audited URL exactly as it was given) narrow the list.',
+      tags,
+    },
     handler: async ({ params, query }, app) => ({
       body: pageOf(query, await repo.listAudits(app.db, params.siteId, { ...query, ...windowOf(query) }), presentAudit),
     }),

@@ -153,5 +153,12 @@ export const CitationsQuery = z
   .superRefine(ordered);
 /** Report windows (src/analytics/window.ts): as the analytics views take them. */
 export const WindowQuery = z.strictObject(windowParams);
-export const ReportsQuery = z.strictObject({ ...page, ...window }).superRefine(ordered);
+export const ReportsQuery = z
+  .strictObject({
+    ...page,
+    ...window,
+    status: z.enum(['running', 'completed', 'failed']).optional(),
+    url: text({ min: 1, max: 2048 }).optional(),
+  })
+  .superRefine(ordered);
 export const SiteChecksQuery = z.strictObject({ url: text({ min: 1, max: 2048 }).optional() });

@@ -101,7 +101,7 @@ describe('admin endpoints', () => {
     assert.equal(taken.status, 409);
     assert.equal(taken.body.code, 'account_exists');
     const list = await call(app.url, 'GET', '/api/v1/admin/accounts', { session: admin.session });
-    assert.ok(list.body.data.some((a: any) => a.id === created.body.id));
+    assert.equal(list.body.data.find((a: any) => a.id === created.body.id)?.relayGroup, 'default');
 
     const login = await call(app.url, 'POST', '/api/v1/auth/login', {
       body: { email: 'newbie@example.com', password: 'long enough' },

@@ -235,6 +235,16 @@ test('audits appear in reports and their checks in site-checks; a read credentia
   assert.equal(reports.data[0].id, r.body.id);
   assert.deepEqual(reports.data[0].checks, r.body.checks);
   assert.equal(reports.pagination.next_offset, 1);
+  const ofPoor = (await fx.geo('GET', `reports?limit=200&url=${encodeURIComponent(`${poor.origin}/`)}`)).body;
+  assert.ok(ofPoor.data.length > 0);
+  assert.deepEqual(new Set(ofPoor.data.map((a: any) => a.url)), new Set([`${poor.origin}/`]));
+  assert.equal(ofPoor.pagination.total, ofPoor.data.length);
+  const failed = (await fx.geo('GET', 'reports?limit=200&status=failed')).body.data;
+  assert.ok(failed.some((a: any) => a.url === `${good.origin}/missing`));
+  assert.deepEqual(new Set(failed.map((a: any) => a.status)), new Set(['failed']));
+  const unknown = await fx.geo('GET', 'reports?status=done');
+  assert.equal(unknown.status, 400);
+  assert.equal(unknown.body.errors[0].path, 'query.status');
 
   const checks = (await fx.geo('GET', `site-checks?url=${encodeURIComponent(`${poor.origin}/`)}`)).body.data;
   assert.equal(checks.length, 1);

@@ -41,7 +41,7 @@ export interface paths {
     post: operations["postApiV1Setup"];
   };
   "/api/v1/admin/accounts": {
-    /** Every account, oldest first */
+    /** Every account, oldest first, with the relay group its keys draw models and limits from */
     get: operations["getApiV1AdminAccounts"];
     /** Create an account with a password */
     post: operations["postApiV1AdminAccounts"];
@@ -257,7 +257,10 @@ export interface paths {
     get: operations["getApiV1SitesSiteIdGeoTraffic"];
   };
   "/api/v1/sites/{siteId}/geo/reports": {
-    /** Page audits, newest first */
+    /**
+     * Page audits, newest first
+     * @description `status` and `url` (the audited URL exactly as it was given) narrow the list.
+     */
     get: operations["getApiV1SitesSiteIdGeoReports"];
   };
   "/api/v1/sites/{siteId}/geo/site-checks": {
@@ -769,7 +772,7 @@ export interface operations {
       };
     };
   };
-  /** Every account, oldest first */
+  /** Every account, oldest first, with the relay group its keys draw models and limits from */
   getApiV1AdminAccounts: {
     responses: {
       /** @description Success */
@@ -785,6 +788,7 @@ export interface operations {
                 /** Format: date-time */
                 createdAt: string;
                 disabledAt: string | null;
+                relayGroup: string;
               })[];
           };
         };
@@ -5149,7 +5153,10 @@ export interface operations {
       };
     };
   };
-  /** Page audits, newest first */
+  /**
+   * Page audits, newest first
+   * @description `status` and `url` (the audited URL exactly as it was given) narrow the list.
+   */
   getApiV1SitesSiteIdGeoReports: {
     parameters: {
       query?: {
@@ -5157,6 +5164,8 @@ export interface operations {
         offset?: string;
         from?: string;
         to?: string;
+        status?: "running" | "completed" | "failed";
+        url?: string;
       };
       path: {
         siteId: string;

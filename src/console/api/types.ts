@@ -17,7 +17,9 @@ type AnalyticsPath = Extract<keyof paths, `/api/v1/sites/{siteId}/analytics/${st
 export type AnalyticsAnswer<V extends string> = Answer<Extract<AnalyticsPath, `${string}/${V}`>, 'get'>;
 
 export type Problem = components['schemas']['Problem'];
-export type Account = Answer<'/api/v1/admin/accounts', 'get'>['data'][number];
+export type Account = Answer<'/api/v1/admin/accounts', 'post'>;
+/** An account as the platform admin's list shows it: with its relay group. */
+export type AdminAccount = Answer<'/api/v1/admin/accounts', 'get'>['data'][number];
 export type Site = Answer<'/api/v1/sites/{siteId}', 'get'>;
 export type ReviewStatus = Site['reviewStatus'];
 export type Credential = Answer<'/api/v1/sites/{siteId}/credentials', 'get'>['data'][number];
