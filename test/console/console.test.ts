@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -38,6 +39,9 @@ after(async () => {
   await app?.close();
 });
 
+const sha256 = (s: string) => createHash('sha256').update(s).digest('base64');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
 const sessionCookie = async () => (await context.cookies()).find((c) => c.name === '__Host-radar_session')?.value;
 
 describe('the console', () => {
@@ -50,6 +54,12 @@ describe('the console', () => {
     assert.equal(index.headers.get('cache-control'), 'no-cache');
     const html = await index.text();
     assert.doesNotMatch(html, /<script(?![^>]*\bsrc=)[^>]*>/, 'no inline script');
+    // The entry's styles are in the page (no stylesheet request before the first paint), and
+    // the CSP allows exactly them by their hash.
+    assert.doesNotMatch(html, /<link rel="stylesheet"/);
+    const styles = /<style>([\s\S]+?)<\/style>/.exec(html)?.[1] ?? '';
+    assert.ok(styles.includes('.figure'), 'the entry stylesheet is inlined');
+    assert.match(csp, new RegExp(`style-src 'self' 'sha256-${escapeRegExp(sha256(styles))}'(;|$)`));
     const asset = /src="(\/assets\/[^"]+\.js)"/.exec(html)![1]!;
     const js = await fetch(app.url + asset, { headers: { 'accept-encoding': 'gzip' } });
     assert.equal(js.headers.get('cache-control'), 'public, max-age=31536000, immutable');
@@ -230,12 +240,17 @@ describe('the console', () => {
     await checkPage(page, errors, 'records');
   });
 
-  test('accounts: the admin creates one and disables it', async () => {
+  test('accounts: the admin creates one, sees its relay group, and disables it', async () => {
     await page.getByRole('link', { name: 'Accounts' }).click();
     await page.getByLabel('Email').fill('owner@example.com');
     await page.getByLabel('Initial password').fill('owner password');
     await page.getByRole('button', { name: 'Create account' }).click();
     await page.getByText('Created owner@example.com.').waitFor();
+    const table = page.getByRole('table', { name: 'Accounts' });
+    const header = await table.getByRole('columnheader').allTextContents();
+    const row = table.getByRole('row', { name: /owner@example\.com/ });
+    const cells = await row.getByRole('cell').allTextContents();
+    assert.equal(cells[header.indexOf('Relay group')], 'default');
     await page.getByRole('button', { name: 'Disable owner@example.com' }).click();
     await page.getByRole('button', { name: 'Enable owner@example.com' }).waitFor();
     await checkPage(page, errors, 'accounts');

@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { api, type ApiError, call } from '../api/client.ts';
-import type { Account } from '../api/types.ts';
+import type { Account, AdminAccount } from '../api/types.ts';
 import { useSession } from '../session.tsx';
 import { ErrorNote, Field, Loading } from '../ui/bits.tsx';
 import { dateTime } from '../ui/format.ts';
@@ -35,7 +35,7 @@ export default function AdminAccounts() {
       setError(err as ApiError);
     }
   };
-  const setDisabled = async (a: Account, disabled: boolean) => {
+  const setDisabled = async (a: AdminAccount, disabled: boolean) => {
     if (disabled && !confirm(`Disable ${a.email}? Their sessions end and their sites' credentials stop working.`))
       return;
     try {
@@ -93,6 +93,7 @@ export default function AdminAccounts() {
                 <th scope="col">Email</th>
                 <th scope="col">Name</th>
                 <th scope="col">Role</th>
+                <th scope="col">Relay group</th>
                 <th scope="col">Created</th>
                 <th scope="col">Status</th>
               </tr>
@@ -103,6 +104,9 @@ export default function AdminAccounts() {
                   <td>{a.email}</td>
                   <td>{a.name ?? ''}</td>
                   <td>{a.admin ? 'admin' : 'account'}</td>
+                  <td>
+                    <code>{a.relayGroup}</code>
+                  </td>
                   <td>{dateTime(a.createdAt)}</td>
                   <td>
                     {a.disabledAt ? (
