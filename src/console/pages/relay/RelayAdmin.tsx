@@ -1,8 +1,9 @@
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { api, type ApiError, call } from '../../api/client.ts';
-import type { Channel, RelayGroup, RelayModel } from '../../api/types.ts';
+import type { Channel, Price, RelayGroup, RelayModel } from '../../api/types.ts';
 import type { Account } from '../../api/types.ts';
 import { ErrorNote, Field, Loading } from '../../ui/bits.tsx';
+import { dateTime } from '../../ui/format.ts';
 import { useLoad } from '../../ui/use-load.ts';
 
 const list = (v: FormDataEntryValue | null) =>
@@ -163,6 +164,90 @@ function Channels({ version, changed }: Shared) {
   );
 }
 
+/** Newest first, as the API lists them: the first one already in effect is the one in force. */
+function priceStates(prices: Price[], now: number): string[] {
+  let current = false;
+  return prices.map((p) => {
+    if (Date.parse(p.effectiveAt) > now) return 'Scheduled';
+    if (current) return 'Replaced';
+    current = true;
+    return 'In force';
+  });
+}
+
+/** Every price one model has had or will have: what calls were metered with, and when. */
+function PriceHistory({ models, version }: { models: RelayModel[]; version: number }) {
+  const [picked, setPicked] = useState('');
+  const model = picked || models.find((m) => m.price)?.id || models[0]?.id || '';
+  const history = useLoad(
+    () =>
+      model
+        ? call<{ data: Price[] }>(api.GET('/api/v1/relay/prices', { params: { query: { model } } }))
+        : Promise.resolve({ data: [] }),
+    `prices/${model}/${version}`,
+  );
+  const prices = history.data?.data ?? [];
+  const states = priceStates(prices, Date.now());
+  return (
+    <section className="card" aria-labelledby="price-history-title">
+      <h3 id="price-history-title">Price history</h3>
+      <div className="form-grid">
+        <Field label="Model">
+          {(id) => (
+            <select id={id} value={model} onChange={(e) => setPicked(e.target.value)}>
+              {models.map((m) => (
+                <option key={m.id} value={m.id}>
+                  {m.id}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
+      </div>
+      <ErrorNote error={history.error} />
+      {history.loading && !history.data && <Loading what="prices" />}
+      {history.data &&
+        (prices.length === 0 ? (
+          <p>{model ? `${model} has never had a price.` : 'No models yet.'}</p>
+        ) : (
+          <div className="table-wrap" tabIndex={0}>
+            <table>
+              <caption className="sr-only">Prices of {model}, newest first, per million tokens</caption>
+              <thead>
+                <tr>
+                  <th scope="col">From</th>
+                  <th scope="col" className="num">
+                    Input
+                  </th>
+                  <th scope="col" className="num">
+                    Cached input
+                  </th>
+                  <th scope="col" className="num">
+                    Output
+                  </th>
+                  <th scope="col">Currency</th>
+                  <th scope="col">State</th>
+                </tr>
+              </thead>
+              <tbody>
+                {prices.map((p, i) => (
+                  <tr key={`${p.effectiveAt}/${p.currency}`}>
+                    <th scope="row">{dateTime(p.effectiveAt)}</th>
+                    <td className="num">{p.input}</td>
+                    <td className="num">{p.cachedInput}</td>
+                    <td className="num">{p.output}</td>
+                    <td>{p.currency}</td>
+                    <td>{states[i]}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        ))}
+    </section>
+  );
+}
+
 function Models({ version, changed }: Shared) {
   const models = useLoad(() => call<{ data: RelayModel[] }>(api.GET('/api/v1/relay/models')), `models/${version}`);
   return (
@@ -203,6 +288,7 @@ function Models({ version, changed }: Shared) {
           </table>
         </div>
       )}
+      {models.data && <PriceHistory models={models.data.data} version={version} />}
       <AdminForm
         title="Set a price"
         submitLabel="Set price"
