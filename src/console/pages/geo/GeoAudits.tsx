@@ -1,4 +1,5 @@
-import { useState, type FormEvent } from 'react';
+import { Fragment, useState, type FormEvent } from 'react';
+import { useLocation, useSearch } from 'wouter';
 import { api, type ApiError, call } from '../../api/client.ts';
 import type { GeoAudit, Paged } from '../../api/types.ts';
 import { ErrorNote, ExternalLink, Field, Loading } from '../../ui/bits.tsx';
@@ -6,6 +7,32 @@ import { dateTime } from '../../ui/format.ts';
 import { useLoad } from '../../ui/use-load.ts';
 
 const CHECK_TEXT = { pass: 'Pass', warn: 'Warning', fail: 'Fail' } as const;
+const AUDIT_STATUS = { completed: 'Completed', failed: 'Failed (page not read)', running: 'Running' } as const;
+type AuditStatus = keyof typeof AUDIT_STATUS;
+const isStatus = (s: string | null): s is AuditStatus => s !== null && Object.hasOwn(AUDIT_STATUS, s);
+
+/**
+ * A check id (`robots_ai_crawlers`) that may break only after an underscore, so a narrow
+ * column wraps it between words instead of inside one.
+ */
+function CheckId({ id }: { id: string }) {
+  const parts = id.split('_');
+  return (
+    <code className="check-id">
+      {parts.map((part, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: the parts of one fixed id, in order
+        <Fragment key={i}>
+          {part}
+          {i < parts.length - 1 && (
+            <>
+              _<wbr />
+            </>
+          )}
+        </Fragment>
+      ))}
+    </code>
+  );
+}
 
 /** A fresh Idempotency-Key per audit the person asks for (a retry of one request reuses it). */
 function newKey(): string {
@@ -50,7 +77,7 @@ function AuditResult({ a }: { a: GeoAudit }) {
               {a.checks.map((c) => (
                 <tr key={c.id}>
                   <th scope="row">
-                    <code>{c.id}</code>
+                    <CheckId id={c.id} />
                   </th>
                   <td>
                     <span className={`badge check-${c.status}`}>{CHECK_TEXT[c.status]}</span>
@@ -66,14 +93,45 @@ function AuditResult({ a }: { a: GeoAudit }) {
   );
 }
 
+/** The list's filter lives in the URL (`?status=…&url=…`), so a link reopens the same list. */
+function useAuditFilter() {
+  const search = useSearch();
+  const [path, navigate] = useLocation();
+  const q = new URLSearchParams(search);
+  const status = q.get('status');
+  const set = (name: 'status' | 'url', value: string) => {
+    const next = new URLSearchParams(search);
+    if (value) next.set(name, value);
+    else next.delete(name);
+    navigate(next.size ? `${path}?${next}` : path, { replace: true });
+  };
+  return { status: isStatus(status) ? status : null, url: q.get('url') || null, set };
+}
+
 export function GeoAudits({ siteId }: { siteId: string }) {
+  const filter = useAuditFilter();
   const reports = useLoad(
     () =>
       call<Paged<GeoAudit>>(
-        api.GET('/api/v1/sites/{siteId}/geo/reports', { params: { path: { siteId }, query: { limit: '20' } } }),
+        api.GET('/api/v1/sites/{siteId}/geo/reports', {
+          params: {
+            path: { siteId },
+            query: {
+              limit: '20',
+              ...(filter.status ? { status: filter.status } : {}),
+              ...(filter.url ? { url: filter.url } : {}),
+            },
+          },
+        }),
       ),
-    siteId,
+    `${siteId}/${filter.status}/${filter.url}`,
   );
+  // The pages audited so far (each with its latest finished audit) are the URL filter's choices.
+  const audited = useLoad(
+    () => call(api.GET('/api/v1/sites/{siteId}/geo/site-checks', { params: { path: { siteId } } })),
+    `${siteId}/${reports.data?.pagination.total}`,
+  );
+  const pages = [...new Set([...(audited.data?.data.map((a) => a.url) ?? []), ...(filter.url ? [filter.url] : [])])];
   const [result, setResult] = useState<GeoAudit | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [busy, setBusy] = useState(false);
@@ -119,11 +177,37 @@ export function GeoAudits({ siteId }: { siteId: string }) {
       {result && <AuditResult a={result} />}
       <section aria-labelledby="reports-title">
         <h3 id="reports-title">Recent audits</h3>
+        <search className="filters" aria-label="Filter audits">
+          <Field label="Status">
+            {(id) => (
+              <select id={id} value={filter.status ?? ''} onChange={(e) => filter.set('status', e.target.value)}>
+                <option value="">Any status</option>
+                {Object.entries(AUDIT_STATUS).map(([value, label]) => (
+                  <option key={value} value={value}>
+                    {label}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <Field label="Page">
+            {(id) => (
+              <select id={id} value={filter.url ?? ''} onChange={(e) => filter.set('url', e.target.value)}>
+                <option value="">Every page</option>
+                {pages.map((url) => (
+                  <option key={url} value={url}>
+                    {url}
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+        </search>
         <ErrorNote error={reports.error} />
         {reports.loading && !reports.data && <Loading what="audits" />}
         {reports.data &&
           (reports.data.data.length === 0 ? (
-            <p>No audits yet.</p>
+            <p>{filter.status || filter.url ? 'No audits match this filter.' : 'No audits yet.'}</p>
           ) : (
             <ul className="plain-list">
               {reports.data.data.map((a) => (
