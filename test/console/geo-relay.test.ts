@@ -105,6 +105,24 @@ describe('relay pages', () => {
       .getByRole('row', { name: /^geo-alpha/ })
       .getByText('2.5 / 2.5 / 10 USD')
       .waitFor();
+    // A new price replaces it from now on; the history keeps the old one, as metered calls did.
+    const history = page.getByRole('region', { name: 'Price history' });
+    await history.getByLabel('Model').selectOption('geo-alpha');
+    await history.getByRole('row', { name: /2\.5 2\.5 10 USD In force$/ }).waitFor();
+    await price.getByLabel('Model').selectOption('geo-alpha');
+    await price.getByLabel('Input, per million tokens', { exact: true }).fill('3');
+    await price.getByLabel('Cached input, per million tokens').fill('0.3');
+    await price.getByLabel('Output, per million tokens').fill('12');
+    await price.getByRole('button', { name: 'Set price' }).click();
+    await history.getByRole('row', { name: /3 0\.3 12 USD In force$/ }).waitFor();
+    await history.getByLabel('Model').selectOption('geo-gamma');
+    await history.getByText('geo-gamma has never had a price.').waitFor();
+    await history.getByLabel('Model').selectOption('geo-alpha');
+    await history.getByRole('row', { name: /2\.5 2\.5 10 USD Replaced$/ }).waitFor();
+    assert.deepEqual(
+      await history.getByRole('row').evaluateAll((rows) => rows.slice(1).map((r) => r.lastElementChild?.textContent)),
+      ['In force', 'Replaced'],
+    );
 
     const settings = page.getByRole('form', { name: 'Model settings' });
     await settings.getByLabel('Model id').fill('geo-beta');
@@ -137,6 +155,13 @@ describe('relay pages', () => {
     const ownerGroup = await call(app.url, 'GET', '/api/v1/me/relay-group', { session: owner.session });
     assert.equal(ownerGroup.body.name, 'writers');
     await checkPage(page, errors, 'relay-admin');
+
+    // The accounts list shows which group each account is in.
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Accounts' }).click();
+    const accounts = page.getByRole('table', { name: 'Accounts' });
+    await accounts.getByRole('row', { name: new RegExp(`^${owner.email.replace('.', '\\.')} .* writers `) }).waitFor();
+    await accounts.getByRole('row', { name: new RegExp(`^${admin.email.replace('.', '\\.')} .* default `) }).waitFor();
+    await checkPage(page, errors, 'accounts-groups');
   });
 
   test("an account creates a key limited to its group's models, sees it once, calls /v1/models with it, disables and deletes it", async () => {
@@ -329,6 +354,66 @@ describe('GEO pages', () => {
       .filter({ hasText: `${pages.origin}/good · score` })
       .waitFor();
     await checkPage(page, errors, 'geo-audits');
+
+    // On a phone an id wraps between its words, never inside one.
+    const viewport = page.viewportSize()!;
+    await page.setViewportSize({ width: 360, height: 740 });
+    const brokenWords = await checks.locator('code.check-id').evaluateAll((codes) =>
+      codes.flatMap((code) =>
+        [...code.querySelectorAll('*'), code].flatMap((el) =>
+          [...el.childNodes]
+            .filter((n) => n.nodeType === Node.TEXT_NODE && n.textContent !== '_')
+            .filter((n) => {
+              const range = document.createRange();
+              range.selectNodeContents(n);
+              return range.getClientRects().length > 1;
+            })
+            .map((n) => `${code.textContent}: ${n.textContent}`),
+        ),
+      ),
+    );
+    const wrapped = await checks
+      .locator('code.check-id', { hasText: 'robots_ai_crawlers' })
+      .evaluate((c) => c.getClientRects().length);
+    await page.setViewportSize(viewport);
+    assert.deepEqual(brokenWords, []);
+    assert.ok(wrapped > 1, 'the long id wraps at its underscores on a phone');
+
+    // A second page that cannot be read; then the list filtered by status and by page.
+    await page.getByLabel('Page URL').fill(`${pages.origin}/gone`);
+    await page.getByRole('button', { name: 'Start audit' }).click();
+    await page.getByText('Score 0 of 100 (the page could not be read)').first().waitFor();
+    const recent = page.getByRole('region', { name: 'Recent audits' });
+    const listed = recent.locator('summary');
+    await listed.filter({ hasText: `${pages.origin}/gone · score 0` }).waitFor();
+    assert.equal(await listed.count(), 2);
+    const filter = page.getByRole('search', { name: 'Filter audits' });
+    await filter.getByLabel('Status').selectOption({ label: 'Failed (page not read)' });
+    await page.waitForURL(/[?&]status=failed/);
+    await listed.filter({ hasText: `${pages.origin}/good` }).waitFor({ state: 'detached' });
+    const failedOnly = await listed.allTextContents();
+    assert.equal(failedOnly.length, 1, failedOnly.join('\n'));
+    assert.ok(failedOnly[0]!.startsWith(`${pages.origin}/gone · score 0`), failedOnly[0]);
+    await filter.getByLabel('Status').selectOption({ label: 'Any status' });
+    await filter.getByLabel('Page').selectOption(`${pages.origin}/good`);
+    await listed.filter({ hasText: `${pages.origin}/gone` }).waitFor({ state: 'detached' });
+    const goodOnly = await listed.allTextContents();
+    assert.equal(goodOnly.length, 1, goodOnly.join('\n'));
+    assert.ok(goodOnly[0]!.startsWith(`${pages.origin}/good · score`), goodOnly[0]);
+    await filter.getByLabel('Status').selectOption({ label: 'Running' });
+    await recent.getByText('No audits match this filter.').waitFor();
+    await checkPage(page, errors, 'geo-audits-filtered');
+    // The filter is in the URL: a reload shows the same list.
+    await page.reload();
+    await page.getByRole('search', { name: 'Filter audits' }).getByLabel('Status').waitFor();
+    assert.equal(
+      await page.getByRole('search', { name: 'Filter audits' }).getByLabel('Status').inputValue(),
+      'running',
+    );
+    assert.equal(
+      await page.getByRole('search', { name: 'Filter audits' }).getByLabel('Page').inputValue(),
+      `${pages.origin}/good`,
+    );
     await page.getByLabel('Page URL').fill('ftp://example.com/');
     await page.getByRole('button', { name: 'Start audit' }).click();
     await page.getByText(/must be an absolute http or https URL/).waitFor();
