@@ -41,7 +41,7 @@ function pageWeight(lhr: Result): string {
   const sum = (pick: (r: NetworkRequest) => boolean) =>
     requests.filter(pick).reduce((n, r) => n + (r.transferSize ?? 0), 0);
   const api = (r: NetworkRequest) => new URL(r.url).pathname.startsWith('/api/');
-  return `CLS ${numeric('cumulative-layout-shift')}, FCP ${numeric('first-contentful-paint')}, TBT ${numeric('total-blocking-time')}, render-blocking ${numeric('render-blocking-resources') || 'none'}; transferred: API JSON ${kb(sum(api))}, console files ${kb(sum((r) => !api(r)))} in ${requests.length} requests`;
+  return `CLS ${numeric('cumulative-layout-shift')}, FCP ${numeric('first-contentful-paint')}, TBT ${numeric('total-blocking-time')}, render-blocking ${lhr.audits['render-blocking-resources']?.displayValue || 'none'}; transferred: API JSON ${kb(sum(api))}, console files ${kb(sum((r) => !api(r)))} in ${requests.length} requests`;
 }
 
 interface NetworkRequest {
