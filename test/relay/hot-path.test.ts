@@ -63,8 +63,8 @@ test('a key with limits and a budget costs no database round trip per call, and 
     options.query = undefined;
   }
   // The key and the directory (channels, models, prices) are re-read in the background at most
-  // twice a second, however many calls come; the rest are the usage worker's batched inserts
-  // (inside a WITH, sql/relay/usage-insert.sql, so told apart by their INSERT).
+  // twice a second, however many calls come; the rest are the usage worker's batched inserts,
+  // told apart by their INSERT.
   const refreshes = Math.ceil((performance.now() - started) / 500) + 1;
   const reads = queries.map(String).filter((q) => !/\binsert into "?relay_usage"?/i.test(q));
   assert.ok(reads.length <= refreshes * 4, `${reads.length} reads in ${refreshes} half-seconds of ${CALLS} calls`);
