@@ -119,10 +119,22 @@ describe('relay pages', () => {
     await history.getByText('geo-gamma has never had a price.').waitFor();
     await history.getByLabel('Model').selectOption('geo-alpha');
     await history.getByRole('row', { name: /2\.5 2\.5 10 USD Replaced$/ }).waitFor();
+    // A price set for later is scheduled: the one in force stays so until then.
+    await price.getByLabel('Model').selectOption('geo-alpha');
+    await price.getByLabel('Input, per million tokens', { exact: true }).fill('4');
+    await price.getByLabel('Cached input, per million tokens').fill('');
+    await price.getByLabel('Output, per million tokens').fill('16');
+    await price.getByLabel('Takes effect').fill('2099-01-01T00:00');
+    await price.getByRole('button', { name: 'Set price' }).click();
+    await history.getByRole('row', { name: /4 4 16 USD Scheduled$/ }).waitFor();
     assert.deepEqual(
       await history.getByRole('row').evaluateAll((rows) => rows.slice(1).map((r) => r.lastElementChild?.textContent)),
-      ['In force', 'Replaced'],
+      ['Scheduled', 'In force', 'Replaced'],
     );
+    await page
+      .getByRole('row', { name: /^geo-alpha/ })
+      .getByText('3 / 0.3 / 12 USD')
+      .waitFor();
 
     const settings = page.getByRole('form', { name: 'Model settings' });
     await settings.getByLabel('Model id').fill('geo-beta');

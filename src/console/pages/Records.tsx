@@ -1,7 +1,7 @@
 import { api, call } from '../api/client.ts';
 import { RESOURCES, type Resource } from '../../auth/scopes.ts';
 import { ErrorNote, Field, Loading } from '../ui/bits.tsx';
-import { dateTime } from '../ui/format.ts';
+import { dateTime, localInstant } from '../ui/format.ts';
 import { useLoad } from '../ui/use-load.ts';
 import { useQuery } from '../ui/use-query.ts';
 
@@ -9,9 +9,6 @@ const PAGE = 50;
 
 const cell = (v: unknown) =>
   v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
-
-/** A datetime-local value (the browser's zone) as an ISO instant, or undefined when empty. */
-const instant = (local: string | null) => (local ? new Date(local).toISOString() : undefined);
 
 export function Records({ siteId }: { siteId: string }) {
   const { q, set } = useQuery();
@@ -27,7 +24,7 @@ export function Records({ siteId }: { siteId: string }) {
         api.GET(`/api/v1/sites/{siteId}/${family}`, {
           params: {
             path: { siteId },
-            query: { limit: String(PAGE), offset: String(offset), from: instant(from), to: instant(to) },
+            query: { limit: String(PAGE), offset: String(offset), from: localInstant(from), to: localInstant(to) },
           },
         }),
       ),

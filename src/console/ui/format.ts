@@ -39,6 +39,10 @@ export function dateTime(iso: string | null | undefined, tz?: string): string {
   });
 }
 
+/** A datetime-local value (the browser's zone) as an ISO instant, or undefined when empty. */
+export const localInstant = (local: FormDataEntryValue | null) =>
+  local ? new Date(String(local)).toISOString() : undefined;
+
 export function time(iso: string, tz?: string): string {
   return new Date(iso).toLocaleTimeString('en-GB', {
     timeZone: tz,

@@ -3,7 +3,7 @@ import { api, type ApiError, call } from '../../api/client.ts';
 import type { Channel, Price, RelayGroup, RelayModel } from '../../api/types.ts';
 import type { Account } from '../../api/types.ts';
 import { ErrorNote, Field, Loading } from '../../ui/bits.tsx';
-import { dateTime } from '../../ui/format.ts';
+import { dateTime, localInstant } from '../../ui/format.ts';
 import { useLoad } from '../../ui/use-load.ts';
 
 const list = (v: FormDataEntryValue | null) =>
@@ -301,12 +301,15 @@ function Models({ version, changed }: Shared) {
                 input: String(f.get('input')).trim(),
                 output: String(f.get('output')).trim(),
                 ...(String(f.get('cached')).trim() ? { cachedInput: String(f.get('cached')).trim() } : {}),
+                ...(f.get('effectiveAt') ? { effectiveAt: localInstant(f.get('effectiveAt')) } : {}),
               },
             }),
           );
           changed();
         }}
-        done={(f) => `Price of ${f.get('model')} set from now on.`}
+        done={(f) =>
+          `Price of ${f.get('model')} set from ${f.get('effectiveAt') ? dateTime(localInstant(f.get('effectiveAt'))) : 'now'} on.`
+        }
       >
         {(error) => (
           <div className="form-grid">
@@ -338,6 +341,13 @@ function Models({ version, changed }: Shared) {
             </Field>
             <Field label="Output, per million tokens" error={error?.field('/output')}>
               {(id, d) => <input id={id} name="output" required inputMode="decimal" aria-describedby={d} />}
+            </Field>
+            <Field
+              label="Takes effect"
+              hint="Empty: now. Calls are metered with the price in force when they are made."
+              error={error?.field('/effectiveAt')}
+            >
+              {(id, d) => <input id={id} name="effectiveAt" type="datetime-local" aria-describedby={d} />}
             </Field>
           </div>
         )}
