@@ -91,20 +91,22 @@ export const PRESENCE_METRICS: readonly string[] = [
  * The additive figures of the window and of each of its local days, with summaries folded in
  * where a day has no raw records of their metric, the coverage of every record family, and
  * freshness. Days hold PRESENCE_METRICS and `dayMetrics`: most views need the window's totals
- * only, and reading every metric of every day would cost them more than all else.
+ * only, and reading every metric of every day would cost them more than all else. The rollups
+ * are read over `reads` (read-window.ts: `w`, its ends moved out where that changes nothing).
  */
 export async function loadDays(
   lanes: readonly Queryable[],
   siteId: string,
   w: Window,
+  reads: Window,
   dayMetrics: readonly string[] = [],
 ): Promise<DayData> {
   const db = lanes[0]!;
-  const core = hourCore(w);
+  const core = hourCore(reads);
   let window: SeriesRow[];
   let days: Figures[];
   // Small (what arrived since the last fold), and every read below adds it.
-  const pending = await pendingCounts(db, siteId, w.from, w.to);
+  const pending = await pendingCounts(db, siteId, reads.from, reads.to);
   /** The window's figures over `r`, pending changes included. */
   const totals = async (r: RangeArrays, metrics: readonly string[] | null) => [
     ...(await series(db, siteId, r, metrics)),
@@ -122,11 +124,11 @@ export async function loadDays(
     aside?.catch(() => undefined); // awaited below; a failure before then must not go unhandled
     // One read for the window's figures: its whole hours (group -1) and, as the groups of their
     // days, the parts of its first and last day outside them.
-    window = await totals(rangeArrays([{ ...core, group: -1 }, ...fringes(w, core)]), null);
+    window = await totals(rangeArrays([{ ...core, group: -1 }, ...fringes(reads, core)]), null);
     days = await daysFromHours(
       db,
       siteId,
-      w,
+      reads,
       core,
       PRESENCE_METRICS.filter((m) => !dayMetrics.includes(m)),
       aside ?? (dayMetrics.length > 0 ? values(db) : []),
@@ -134,10 +136,13 @@ export async function loadDays(
     );
     for (const r of window) if (r.grp >= 0) days[r.grp]!.add(r.metric, r.dim, r.currency, r.value);
   } else {
-    window = await totals(rangeArrays([{ from: w.from, to: w.to, group: 0 }]), null);
+    window = await totals(rangeArrays([{ from: reads.from, to: reads.to, group: 0 }]), null);
     const metrics = [...new Set([...PRESENCE_METRICS, ...dayMetrics])];
-    days = w.days.map(() => new Figures());
-    for (const r of await totals(rangeArrays(w.days.map((d, i) => ({ from: d.from, to: d.to, group: i }))), metrics))
+    days = reads.days.map(() => new Figures());
+    for (const r of await totals(
+      rangeArrays(reads.days.map((d, i) => ({ from: d.from, to: d.to, group: i }))),
+      metrics,
+    ))
       days[r.grp]!.add(r.metric, r.dim, r.currency, r.value);
   }
   const sums = await summaries(db, siteId, w.from, w.to);

@@ -2,7 +2,7 @@ import { RESOURCES } from '../auth/scopes.ts';
 import { pgp, type Db } from '../db/connection.ts';
 import { sqlFile } from '../db/sql-file.ts';
 import { isoInstant, QUARTER } from './calendar.ts';
-import type { RangeArrays } from './cover.ts';
+import type { RangeArrays, Span } from './cover.ts';
 
 const q = {
   txSettings: sqlFile('analytics/tx-settings.sql'),
@@ -37,6 +37,7 @@ const q = {
   edgeRawUsers: sqlFile('analytics/edge-raw-users.sql'),
   noEdgeCounts: sqlFile('analytics/no-edge-counts.sql'),
   noEdgeRawUsers: sqlFile('analytics/no-edge-raw-users.sql'),
+  quietSpans: sqlFile('analytics/quiet-spans.sql'),
 };
 
 /** A database, task or transaction: the queries below run in any. */
@@ -277,6 +278,16 @@ export interface PendingRow {
   value: number;
   first_at: Date | null;
   last_at: Date | null;
+}
+
+/** For each span (epoch ms, [from, to)): whether the site holds nothing there that a rollup counts. */
+export async function quietSpans(db: Queryable, siteId: string, spans: readonly Span[]): Promise<boolean[]> {
+  const rows = await db.any<{ quiet: boolean }>(q.quietSpans, {
+    siteId,
+    los: spans.map((s) => isoInstant(s.from)),
+    his: spans.map((s) => isoInstant(s.to)),
+  });
+  return rows.map((r) => r.quiet);
 }
 
 /**

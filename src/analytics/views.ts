@@ -16,6 +16,7 @@ import { withPendingSources } from './pending.ts';
 import { AI_ASSISTANTS, visitAssistant, type AssistantId } from '../geo/traffic.ts';
 import type { SharedSnapshots } from './snapshot.ts';
 import { unitEconomics } from './unit-economics.ts';
+import { readWindow } from './read-window.ts';
 import { periods, type Interval, type Window } from './window.ts';
 
 /** Every analytics answer (CONTRACT §5). */
@@ -33,7 +34,7 @@ interface ViewResult<D> {
 }
 
 /**
- * A view: its own reads (`compute`) on `lanes - 1` connections while the day figures, coverage
+ * A view: its own reads (`compute`, over the rollups as `reads`: read-window.ts) on `lanes - 1` connections while the day figures, coverage
  * and freshness are read on another, all in one snapshot (snapshot.ts), so data, coverage and
  * freshness agree with each other. `compute` awaits the day figures when it needs them; on a
  * pool too small for separate lanes it runs after them on their connection.
@@ -42,17 +43,18 @@ async function answer<D>(
   snapshots: SharedSnapshots,
   siteId: string,
   w: Window,
-  compute: (t: readonly Queryable[], days: Promise<DayData>) => Promise<ViewResult<D>>,
+  compute: (t: readonly Queryable[], days: Promise<DayData>, reads: Window) => Promise<ViewResult<D>>,
   lanes = 2,
 ): Promise<ViewAnswer<D>> {
   const [days, { data, money }] = await snapshots.read(lanes, async ([first, ...rest]) => {
-    const days = loadDays([first!], siteId, w);
+    const reads = await readWindow(first!, siteId, w);
+    const days = loadDays([first!], siteId, w, reads);
     if (rest.length === 0) {
       // One connection runs one query at a time: the day figures first, then the view's reads.
       const d = await days;
-      return [d, await compute([first!], days)] as const;
+      return [d, await compute([first!], days, reads)] as const;
     }
-    const [d, r] = await Promise.allSettled([days, compute(rest, days)]);
+    const [d, r] = await Promise.allSettled([days, compute(rest, days, reads)]);
     if (d.status === 'rejected') throw d.reason;
     if (r.status === 'rejected') throw r.reason;
     return [d.value, r.value] as const;
@@ -100,8 +102,8 @@ function uptime(t: Figures) {
 }
 
 export function overview(snapshots: SharedSnapshots, siteId: string, w: Window, now: number) {
-  return answer(snapshots, siteId, w, async ([tx], days) => {
-    const users = await distinctUsers(tx!, siteId, ['visitors', 'active'], whole(w));
+  return answer(snapshots, siteId, w, async ([tx], days, reads) => {
+    const users = await distinctUsers(tx!, siteId, ['visitors', 'active'], whole(reads));
     const subs = await subscriptions(tx!, siteId, w, now);
     const { totals: t } = await days;
     const usersOf = (kind: string) => users.find((u) => u.kind === kind)?.users ?? 0;
@@ -131,8 +133,8 @@ export function overview(snapshots: SharedSnapshots, siteId: string, w: Window, 
 export async function timeseries(snapshots: SharedSnapshots, siteId: string, w: Window, interval: Interval) {
   // Other zones read their days as ranges of buckets, all on one connection.
   const lanes = hourCore(w) ? 2 : 1;
-  const { days, summaryDays, coverage, freshness } = await snapshots.read(lanes, (t) =>
-    loadDays(t, siteId, w, TIMESERIES_METRICS),
+  const { days, summaryDays, coverage, freshness } = await snapshots.read(lanes, async (t) =>
+    loadDays(t, siteId, w, await readWindow(t[0]!, siteId, w), TIMESERIES_METRICS),
   );
   const money: Money[] = [];
   const buckets = periods(w, interval).map(({ period, days: idx }) => {
@@ -213,8 +215,8 @@ function presentSource(f: SourceFigures) {
 }
 
 export function acquisition(snapshots: SharedSnapshots, siteId: string, w: Window) {
-  return answer(snapshots, siteId, w, async ([tx], days) => {
-    const ranges = whole(w);
+  return answer(snapshots, siteId, w, async ([tx], days, reads) => {
+    const ranges = whole(reads);
     const stored = sources(tx!, siteId, ranges);
     stored.catch(() => undefined); // awaited below; a failure before then must not go unhandled
     const { pending } = await days;
@@ -284,13 +286,13 @@ export function funnel(snapshots: SharedSnapshots, siteId: string, w: Window) {
     snapshots,
     siteId,
     w,
-    async (t) => {
+    async (t, _days, reads) => {
       const rows = await inParts(t, (tx, part) =>
         funnelSteps(
           tx,
           siteId,
           FUNNEL.map((s) => s.kind),
-          whole(w),
+          whole(reads),
           part,
         ),
       );
@@ -314,13 +316,15 @@ export function retention(snapshots: SharedSnapshots, siteId: string, w: Window)
     snapshots,
     siteId,
     w,
-    async (t) => {
+    async (t, _days, reads) => {
       const weeks = periods(w, 'week').map((p) => p.period);
-      const ranges = rangeArrays(weeks.map((p, i) => ({ from: p.from, to: p.to, group: i })));
+      const ranges = rangeArrays(
+        periods(reads, 'week').map(({ period: p }, i) => ({ from: p.from, to: p.to, group: i })),
+      );
       // Group -1, everything before the window: whole months from the beginning, then the rest.
-      const monthStart = Date.UTC(new Date(w.from).getUTCFullYear(), new Date(w.from).getUTCMonth(), 1);
+      const monthStart = Date.UTC(new Date(reads.from).getUTCFullYear(), new Date(reads.from).getUTCMonth(), 1);
       if (BEGINNING < monthStart) addBuckets(ranges, { grain: 'm', lo: BEGINNING, hi: monthStart }, -1);
-      addPeriod(ranges, monthStart, w.from, -1);
+      addPeriod(ranges, monthStart, reads.from, -1);
       const cells = new Map<string, number>();
       for (const c of await inParts(t, (tx, part) => retentionCells(tx, siteId, ranges, part))) {
         const k = `${c.cohort}:${c.week}`;

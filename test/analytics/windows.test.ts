@@ -4,6 +4,9 @@ import { startTestApp, type TestApp } from '../helpers/app.ts';
 import { createCredential } from '../helpers/fixtures.ts';
 import { call } from '../helpers/http.ts';
 import { ingestSite, type IngestSite } from '../ingest/fixtures.ts';
+import { isoInstant } from '../../src/analytics/calendar.ts';
+import { readWindow } from '../../src/analytics/read-window.ts';
+import { resolveWindow } from '../../src/analytics/window.ts';
 import { ingest, view, waitForRollups } from './fixtures.ts';
 
 /**
@@ -747,5 +750,34 @@ describe('ragged ends the rollup has not reached yet', () => {
       [site.siteId],
     );
     assert.equal(n, 1);
+  });
+
+  test("a window's end moves out to its quarter hour (read from the rollups) only when nothing lies between", async () => {
+    // Events of this site lie at 14:01, 14:02, … 14:11 (UTC, 2026-11-23), none at 14:00.
+    const ends = async (from: string, to: string) => {
+      const w = resolveWindow({ from, to, tz: 'UTC' }, 'UTC', Date.now());
+      const r = await readWindow(app.db, site.siteId, w);
+      return [isoInstant(r.from), isoInstant(r.to), isoInstant(r.days[0]!.from), isoInstant(r.days.at(-1)!.to)];
+    };
+    assert.deepEqual(await ends('2026-11-23T14:00:00.5Z', T), [
+      '2026-11-23T14:00:00.000Z',
+      '2026-11-23T14:15:00.000Z',
+      '2026-11-23T14:00:00.000Z',
+      '2026-11-23T14:15:00.000Z',
+    ]);
+    // A record between the end and its quarter hour (14:06…) keeps the end, read raw.
+    assert.deepEqual(await ends('2026-11-23T14:01:30Z', '2026-11-23T14:05:30Z'), [
+      '2026-11-23T14:01:30.000Z',
+      '2026-11-23T14:05:30.000Z',
+      '2026-11-23T14:01:30.000Z',
+      '2026-11-23T14:05:30.000Z',
+    ]);
+    // A kept end: the view counts the records before 14:05:30 only (y registers at 14:06).
+    const o = await view(app, site.siteId, 'overview', key, {
+      from: '2026-11-23T13:00:00Z',
+      to: '2026-11-23T14:05:30Z',
+      tz: 'UTC',
+    });
+    assert.deepEqual([o.body.data.visits, o.body.data.registrations, o.body.data.activations], [2, 1, 1], o.text);
   });
 });
