@@ -1,7 +1,22 @@
 import { QUARTER } from './calendar.ts';
 import type { Span } from './cover.ts';
 import { quietSpans, type Queryable } from './repo.ts';
-import type { Window } from './window.ts';
+import { windowAt, type Window } from './window.ts';
+
+/** The window a view answers for (`w`) and the one its rollup reads use (`reads`), fixed in its snapshot. */
+export interface ViewWindows {
+  w: Window;
+  reads: Window;
+}
+
+/**
+ * A view's windows, once its snapshot is taken (called in it, after its first query): a live
+ * window ends now, then its ends are moved out where that changes nothing (readWindow).
+ */
+export async function viewWindows(t: Queryable, siteId: string, asked: Window): Promise<ViewWindows> {
+  const w = windowAt(asked, Date.now());
+  return { w, reads: await readWindow(t, siteId, w) };
+}
 
 /**
  * The window the rollup reads of a view use: `w` with an end that is not on a quarter hour moved

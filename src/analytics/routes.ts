@@ -55,7 +55,8 @@ function viewRoute(v: View): Route {
     },
     handler: async ({ params, query }, app) => {
       const now = Date.now();
-      const w = resolveWindow(query, app.config.RADAR_TZ, now);
+      // Asked for now, a window without `to` ends when the view's snapshot is taken (window.ts).
+      const w = { ...resolveWindow(query, app.config.RADAR_TZ, now), live: query.to === undefined };
       return { body: await v.run(app.snapshots, params.siteId, w, query, now) };
     },
   });

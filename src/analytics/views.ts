@@ -16,7 +16,7 @@ import { withPendingSources } from './pending.ts';
 import { AI_ASSISTANTS, visitAssistant, type AssistantId } from '../geo/traffic.ts';
 import type { SharedSnapshots } from './snapshot.ts';
 import { unitEconomics } from './unit-economics.ts';
-import { readWindow } from './read-window.ts';
+import { viewWindows, type ViewWindows } from './read-window.ts';
 import { periods, type Interval, type Window } from './window.ts';
 
 /** Every analytics answer (CONTRACT §5). */
@@ -34,27 +34,28 @@ interface ViewResult<D> {
 }
 
 /**
- * A view: its own reads (`compute`, over the rollups as `reads`: read-window.ts) on `lanes - 1` connections while the day figures, coverage
+ * A view: its own reads (`compute`) on `lanes - 1` connections while the day figures, coverage
  * and freshness are read on another, all in one snapshot (snapshot.ts), so data, coverage and
- * freshness agree with each other. `compute` awaits the day figures when it needs them; on a
- * pool too small for separate lanes it runs after them on their connection.
+ * freshness agree with each other. `compute` answers for `at.w` and reads the rollups over
+ * `at.reads` (read-window.ts); it awaits the day figures when it needs them; on a pool too small
+ * for separate lanes it runs after them on their connection.
  */
 async function answer<D>(
   snapshots: SharedSnapshots,
   siteId: string,
-  w: Window,
-  compute: (t: readonly Queryable[], days: Promise<DayData>, reads: Window) => Promise<ViewResult<D>>,
+  asked: Window,
+  compute: (t: readonly Queryable[], days: Promise<DayData>, at: ViewWindows) => Promise<ViewResult<D>>,
   lanes = 2,
 ): Promise<ViewAnswer<D>> {
   const [days, { data, money }] = await snapshots.read(lanes, async ([first, ...rest]) => {
-    const reads = await readWindow(first!, siteId, w);
-    const days = loadDays([first!], siteId, w, reads);
+    const at = await viewWindows(first!, siteId, asked);
+    const days = loadDays([first!], siteId, at.w, at.reads);
     if (rest.length === 0) {
       // One connection runs one query at a time: the day figures first, then the view's reads.
       const d = await days;
-      return [d, await compute([first!], days, reads)] as const;
+      return [d, await compute([first!], days, at)] as const;
     }
-    const [d, r] = await Promise.allSettled([days, compute(rest, days, reads)]);
+    const [d, r] = await Promise.allSettled([days, compute(rest, days, at)]);
     if (d.status === 'rejected') throw d.reason;
     if (r.status === 'rejected') throw r.reason;
     return [d.value, r.value] as const;
@@ -79,8 +80,11 @@ const SPLIT_LANES = 3;
 
 const whole = (w: Window): RangeArrays => rangeArrays([{ from: w.from, to: w.to, group: 0 }]);
 
-/** The instant subscription state is read at: the window's last microsecond, or now's if earlier. */
-const stateInstant = (w: Window, now: number) => Math.min(w.to, now) - 0.001;
+/**
+ * The instant subscription state is read at: the window's last microsecond, or now's if earlier
+ * (a live window ends now: at its snapshot).
+ */
+const stateInstant = (w: Window, now: number) => (w.live ? w.to : Math.min(w.to, now)) - 0.001;
 
 /** MRR, ARR and active subscriptions at the window's state instant. */
 async function subscriptions(db: Queryable, siteId: string, w: Window, now: number) {
@@ -101,8 +105,8 @@ function uptime(t: Figures) {
   return { ratio: ratio(healthy! + degraded!, healthy! + degraded! + down!), healthy, degraded, down, unknown };
 }
 
-export function overview(snapshots: SharedSnapshots, siteId: string, w: Window, now: number) {
-  return answer(snapshots, siteId, w, async ([tx], days, reads) => {
+export function overview(snapshots: SharedSnapshots, siteId: string, asked: Window, now: number) {
+  return answer(snapshots, siteId, asked, async ([tx], days, { w, reads }) => {
     const users = await distinctUsers(tx!, siteId, ['visitors', 'active'], whole(reads));
     const subs = await subscriptions(tx!, siteId, w, now);
     const { totals: t } = await days;
@@ -130,12 +134,13 @@ export function overview(snapshots: SharedSnapshots, siteId: string, w: Window, 
 }
 
 /** Timeseries has no reads of its own: the day figures, their per-day values on a lane of their own. */
-export async function timeseries(snapshots: SharedSnapshots, siteId: string, w: Window, interval: Interval) {
+export async function timeseries(snapshots: SharedSnapshots, siteId: string, asked: Window, interval: Interval) {
   // Other zones read their days as ranges of buckets, all on one connection.
-  const lanes = hourCore(w) ? 2 : 1;
-  const { days, summaryDays, coverage, freshness } = await snapshots.read(lanes, async (t) =>
-    loadDays(t, siteId, w, await readWindow(t[0]!, siteId, w), TIMESERIES_METRICS),
-  );
+  const lanes = hourCore(asked) ? 2 : 1;
+  const { w, days, summaryDays, coverage, freshness } = await snapshots.read(lanes, async (t) => {
+    const at = await viewWindows(t[0]!, siteId, asked);
+    return { w: at.w, ...(await loadDays(t, siteId, at.w, at.reads, TIMESERIES_METRICS)) };
+  });
   const money: Money[] = [];
   const buckets = periods(w, interval).map(({ period, days: idx }) => {
     const t = total(days, idx);
@@ -167,8 +172,8 @@ export async function timeseries(snapshots: SharedSnapshots, siteId: string, w: 
 /** What timeseries reads per day, besides what every view does (PRESENCE_METRICS). */
 const TIMESERIES_METRICS = ['visits', 'registrations', 'activations', 'paid_orders', 'receipts', 'refunds', 'costs'];
 
-export function finance(snapshots: SharedSnapshots, siteId: string, w: Window, now: number) {
-  return answer(snapshots, siteId, w, async ([tx], days) => {
+export function finance(snapshots: SharedSnapshots, siteId: string, asked: Window, now: number) {
+  return answer(snapshots, siteId, asked, async ([tx], days, { w }) => {
     const subs = await subscriptions(tx!, siteId, w, now);
     const { totals: t } = await days;
     const receipts = t.money('receipts');
@@ -214,8 +219,8 @@ function presentSource(f: SourceFigures) {
   return { ...f, cac, roas };
 }
 
-export function acquisition(snapshots: SharedSnapshots, siteId: string, w: Window) {
-  return answer(snapshots, siteId, w, async ([tx], days, reads) => {
+export function acquisition(snapshots: SharedSnapshots, siteId: string, asked: Window) {
+  return answer(snapshots, siteId, asked, async ([tx], days, { reads }) => {
     const ranges = whole(reads);
     const stored = sources(tx!, siteId, ranges);
     stored.catch(() => undefined); // awaited below; a failure before then must not go unhandled
@@ -281,12 +286,12 @@ const FUNNEL = [
   { step: 'order_paid', kind: 'paid' },
 ] as const;
 
-export function funnel(snapshots: SharedSnapshots, siteId: string, w: Window) {
+export function funnel(snapshots: SharedSnapshots, siteId: string, asked: Window) {
   return answer(
     snapshots,
     siteId,
-    w,
-    async (t, _days, reads) => {
+    asked,
+    async (t, _days, { reads }) => {
       const rows = await inParts(t, (tx, part) =>
         funnelSteps(
           tx,
@@ -311,12 +316,12 @@ export function funnel(snapshots: SharedSnapshots, siteId: string, w: Window) {
 /** 0001-01-01, the earliest timestamp ingest accepts: where "before the window" starts. */
 const BEGINNING = new Date(0).setUTCFullYear(1, 0, 1);
 
-export function retention(snapshots: SharedSnapshots, siteId: string, w: Window) {
+export function retention(snapshots: SharedSnapshots, siteId: string, asked: Window) {
   return answer(
     snapshots,
     siteId,
-    w,
-    async (t, _days, reads) => {
+    asked,
+    async (t, _days, { w, reads }) => {
       const weeks = periods(w, 'week').map((p) => p.period);
       const ranges = rangeArrays(
         periods(reads, 'week').map(({ period: p }, i) => ({ from: p.from, to: p.to, group: i })),
@@ -351,8 +356,8 @@ export function retention(snapshots: SharedSnapshots, siteId: string, w: Window)
 }
 
 /** Unit economics (unit-economics.ts): its reads beside the day figures, coverage and freshness. */
-export function economics(snapshots: SharedSnapshots, siteId: string, w: Window, limit: number) {
-  return answer(snapshots, siteId, w, async ([tx]) => {
+export function economics(snapshots: SharedSnapshots, siteId: string, asked: Window, limit: number) {
+  return answer(snapshots, siteId, asked, async ([tx], _days, { w }) => {
     const data = await unitEconomics(tx!, siteId, w, limit);
     return { data, money: [data.totals.revenue, data.totals.spend] };
   });

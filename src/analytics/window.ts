@@ -38,6 +38,11 @@ export interface Window {
   tz: string;
   /** The local days the window touches, in order, clipped to it. */
   days: Period[];
+  /**
+   * `to` was not asked for and the answer is read now: the window ends when the view's snapshot
+   * is taken (windowAt), not when the request arrived, which under load can be seconds earlier.
+   */
+  live?: boolean;
 }
 
 export type Interval = 'day' | 'week' | 'month';
@@ -64,19 +69,35 @@ export function resolveWindow(q: WindowParams, defaultTz: string, now: number): 
     const from = bound(q.from, () => dayStart(tz, lastDay(to) - (DEFAULT_WINDOW_DAYS - 1)));
     if (to <= from)
       throw invalid('to', q.to === undefined ? 'must be after from (to defaults to now)' : 'must be after from');
-    const first = localDay(tz, Math.floor(from));
-    const last = lastDay(to);
-    if (last - first + 1 > MAX_WINDOW_DAYS) throw invalid('to', `the window may span at most ${MAX_WINDOW_DAYS} days`);
-    const days: Period[] = [];
-    for (let d = first; d <= last; d++) {
-      days.push({ from: Math.max(from, dayStart(tz, d)), to: Math.min(to, dayStart(tz, d + 1)), label: isoDate(d) });
-    }
+    const days = localDays(tz, from, to);
+    if (days.length > MAX_WINDOW_DAYS) throw invalid('to', `the window may span at most ${MAX_WINDOW_DAYS} days`);
     return { from, to, tz, days };
   } catch (err) {
     if (err instanceof UncuttableZone)
       throw invalid('tz', `${err.message}; choose a window after the zone adopted a standard offset`);
     throw err;
   }
+}
+
+/** The local days of `tz` that [from, to) touches, in order, clipped to it. */
+function localDays(tz: string, from: number, to: number): Period[] {
+  const days: Period[] = [];
+  // The local day holding the window's last instant, to the microsecond.
+  const last = localDay(tz, Math.ceil(to) - 1);
+  for (let d = localDay(tz, Math.floor(from)); d <= last; d++)
+    days.push({ from: Math.max(from, dayStart(tz, d)), to: Math.min(to, dayStart(tz, d + 1)), label: isoDate(d) });
+  return days;
+}
+
+/**
+ * A live window (`live`) as it stands at `now`: ending at `now`. Records stored by then carry
+ * times up to then, so a window ending at its snapshot's moment has nothing after its end in
+ * its quarter hour (read-window.ts), where one ending when the request arrived has whatever
+ * was stored while the view waited for its turn.
+ */
+export function windowAt(w: Window, now: number): Window {
+  if (!w.live || now <= w.to) return w;
+  return { ...w, to: now, days: localDays(w.tz, w.from, now) };
 }
 
 /** The window as answers name it: its exact ends in UTC, its zone and its local days. */

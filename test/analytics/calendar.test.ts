@@ -10,6 +10,7 @@ import {
   weekday,
 } from '../../src/analytics/calendar.ts';
 import { cover, tile } from '../../src/analytics/cover.ts';
+import { resolveWindow, windowAt } from '../../src/analytics/window.ts';
 
 const at = (iso: string) => Date.parse(iso);
 const start = (tz: string, date: string) => new Date(dayStart(tz, dayOfDate(date))).toISOString();
@@ -113,4 +114,24 @@ test('instants keep microseconds, rounded from finer fractions as PostgreSQL rou
   assert.equal(isoInstant(instantOf('2026-01-01T00:00:00.0000025Z')), '2026-01-01T00:00:00.000002Z');
   assert.equal(isoInstant(instantOf('2026-01-01T00:00:00.0000005Z')), '2026-01-01T00:00:00.000Z');
   assert.equal(isoInstant(instantOf('2026-01-01T00:00:00.9999996Z')), '2026-01-01T00:00:01.000Z');
+});
+
+test('a live window ends when its view reads, local days re-cut; an asked end never moves', () => {
+  const asked = resolveWindow({ from: '2026-11-24', tz: 'Asia/Shanghai' }, 'UTC', at('2026-11-25T15:59:58Z'));
+  assert.deepEqual(
+    asked.days.map((d) => d.label),
+    ['2026-11-24', '2026-11-25'],
+  );
+  // The view's snapshot is taken after local midnight: the window gains the new day.
+  const live = windowAt({ ...asked, live: true }, at('2026-11-25T16:00:03Z'));
+  assert.equal(isoInstant(live.to), '2026-11-25T16:00:03.000Z');
+  assert.deepEqual(
+    live.days.map((d) => [d.label, isoInstant(d.from), isoInstant(d.to)]),
+    [
+      ['2026-11-24', '2026-11-23T16:00:00.000Z', '2026-11-24T16:00:00.000Z'],
+      ['2026-11-25', '2026-11-24T16:00:00.000Z', '2026-11-25T16:00:00.000Z'],
+      ['2026-11-26', '2026-11-25T16:00:00.000Z', '2026-11-25T16:00:03.000Z'],
+    ],
+  );
+  assert.equal(windowAt(asked, at('2026-11-25T16:00:03Z')), asked);
 });
