@@ -1,5 +1,5 @@
 import { sqlFile } from '../db/sql-file.ts';
-import { isoInstant } from './calendar.ts';
+import { HOUR, isoInstant } from './calendar.ts';
 import type { Figures, Money } from './figures.ts';
 import type { Queryable } from './repo.ts';
 import type { Window } from './window.ts';
@@ -37,6 +37,40 @@ export function nanosToMinor(nanos: number, currency: string): number {
 }
 
 /**
+ * Each local day's whole UTC hours (read from the hourly rollup) and the parts of it that cut
+ * an hour (read from the calls), as relay-spend.sql takes them.
+ */
+function spendParams(siteId: string, w: Window) {
+  const p = {
+    siteId,
+    starts: [] as string[],
+    hlos: [] as string[],
+    hhis: [] as string[],
+    rawLos: [] as string[],
+    rawHis: [] as string[],
+    rawGroups: [] as number[],
+  };
+  const raw = (from: number, to: number, grp: number) => {
+    if (from >= to) return;
+    p.rawLos.push(isoInstant(from));
+    p.rawHis.push(isoInstant(to));
+    p.rawGroups.push(grp);
+  };
+  w.days.forEach((d, grp) => {
+    const hlo = Math.ceil(d.from / HOUR) * HOUR;
+    const hhi = Math.max(hlo, Math.floor(d.to / HOUR) * HOUR);
+    p.starts.push(isoInstant(d.from));
+    p.hlos.push(isoInstant(hlo));
+    p.hhis.push(isoInstant(hhi));
+    if (hlo < hhi) {
+      raw(d.from, hlo, grp);
+      raw(hhi, d.to, grp);
+    } else raw(d.from, d.to, grp);
+  });
+  return p;
+}
+
+/**
  * Adds the site's model spend through the relay to `days` (each local day's spend rounded up
  * to minor units) and `totals` (the sum of its days, so days and weeks add up to the window)
  * as costs of category `usage`, and says in coverage what was added. A day with calls is
@@ -56,11 +90,7 @@ export async function addRelaySpend(
     unpriced: number;
     nanos: number;
     last_at: Date;
-  }>(q.spend, {
-    siteId,
-    los: w.days.map((d) => isoInstant(d.from)),
-    his: w.days.map((d) => isoInstant(d.to)),
-  });
+  }>(q.spend, spendParams(siteId, w));
   const cover: RelayCoverage = {
     category: RELAY_CATEGORY,
     calls: 0,

@@ -290,17 +290,32 @@ export async function quietSpans(db: Queryable, siteId: string, spans: readonly 
   return rows.map((r) => r.quiet);
 }
 
+/** A `$n` placeholder where a QueryFile has a named parameter, to make a statement to prepare. */
+const placeholder = (n: number) => ({ rawType: true, toPostgres: () => `$${n}` });
+
+/**
+ * pendingCounts as a prepared statement: PostgreSQL plans it once per connection instead of on
+ * every view (its CTEs took 3–8 ms to plan, against under 1 ms to run with little pending).
+ */
+const PENDING_COUNTS = {
+  name: 'analytics-pending-counts',
+  text: pgp.as.format(q.pendingCounts, {
+    pendingDeltas: pgp.as.format(q.pendingDeltas, {
+      siteId: placeholder(1),
+      hours: placeholder(2),
+      lo: placeholder(3),
+      hi: placeholder(4),
+      view: placeholder(5),
+    }),
+  }),
+};
+
 /**
  * What the site's pending changes (not folded into the rollups yet) add to its counts in the
  * quarter hours of [from, to) (epoch ms, rounded out to quarter hours).
  */
 export function pendingCounts(db: Queryable, siteId: string, from: number, to: number): Promise<PendingRow[]> {
-  const p = {
-    siteId,
-    hours: [],
-    lo: isoInstant(Math.floor(from / QUARTER) * QUARTER),
-    hi: isoInstant(Math.ceil(to / QUARTER) * QUARTER),
-    view: true,
-  };
-  return db.any(q.pendingCounts, { pendingDeltas: pgp.as.format(q.pendingDeltas, p) });
+  const lo = isoInstant(Math.floor(from / QUARTER) * QUARTER);
+  const hi = isoInstant(Math.ceil(to / QUARTER) * QUARTER);
+  return db.any({ ...PENDING_COUNTS, values: [siteId, [], lo, hi, true] });
 }
