@@ -22,9 +22,19 @@ export interface RelayCoverage {
   last_call_at: string | null;
 }
 
-/** Minor-unit digits of a currency (USD 2, JPY 0, KWD 3), from the runtime's ISO 4217 data. */
+const DIGITS = new Map<string, number>();
+
+/**
+ * Minor-unit digits of a currency (USD 2, JPY 0, KWD 3), from the runtime's ISO 4217 data. Kept
+ * per currency: building the NumberFormat that knows it costs ~10 µs, on every row of a view.
+ */
 export function minorDigits(currency: string): number {
-  return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  let digits = DIGITS.get(currency);
+  if (digits === undefined) {
+    digits = new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+    DIGITS.set(currency, digits);
+  }
+  return digits;
 }
 
 /**
