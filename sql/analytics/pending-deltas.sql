@@ -2,8 +2,10 @@
 -- the record-local figures of analytics_pending_counts, and the moves of the figures that depend
 -- on other records. Takes ${siteId}, ${hours} (timestamptz[], the UTC hours a fold rebuilds
 -- from raw records; empty for a view), and for a view the quarter hours it reads,
--- [${lo}, ${hi}) (timestamptz; '-infinity', 'infinity' for a fold) and ${view} (true: leave out
--- the first touches that move no money). CTEs for a statement's WITH, ending in
+-- [${lo}, ${hi}) (timestamptz; '-infinity', 'infinity' for a fold), ${view} (true: leave out
+-- the first touches that move no money) and ${sources} (false: a view that reads no figure per
+-- source, which then skips the first touches and money per source, a few index probes per user
+-- that arrived since the last fold). CTEs for a statement's WITH, ending in
 -- pending_deltas(bucket, metric, per_source, channel, campaign_id, dim, currency, value,
 -- first_at, last_at), plus session_starts (sessions whose counted start moves: c_* now, null
 -- if none) and touch_moves (users whose first touch moves: c_* now) for the fold to record.
@@ -61,7 +63,7 @@ touch_moves AS (
     WHERE x.site_id = ${siteId} AND x.external_user_id = k.key AND (x.channel IS NOT NULL OR x.campaign_id IS NOT NULL)
     ORDER BY x.occurred_at, x.event_id LIMIT 1
   ) c ON true
-  WHERE (f.at IS NULL OR k.at <= f.at)
+  WHERE ${sources} AND (f.at IS NULL OR k.at <= f.at)
     AND (NOT ${view} OR EXISTS (SELECT 1 FROM ingest_orders o WHERE o.site_id = ${siteId} AND o.external_user_id = k.key)
       OR EXISTS (SELECT 1 FROM ingest_payments p WHERE p.site_id = ${siteId} AND p.external_user_id = k.key))
     AND (c.at, c.event_id) IS DISTINCT FROM (f.at, f.event_id)
@@ -71,7 +73,7 @@ pending_money AS (
   SELECT p.bucket, p.metric, coalesce(t.channel, '') AS channel, coalesce(t.campaign_id, '') AS campaign_id, p.currency, p.value
   FROM analytics_pending_money p
   LEFT JOIN analytics_user_touch t ON t.site_id = ${siteId} AND t.external_user_id = p.external_user_id
-  WHERE p.site_id = ${siteId} AND p.bucket >= ${lo}::timestamptz AND p.bucket < ${hi}::timestamptz
+  WHERE ${sources} AND p.site_id = ${siteId} AND p.bucket >= ${lo}::timestamptz AND p.bucket < ${hi}::timestamptz
   UNION ALL
   -- All the stored money of a user whose touch moved, from the old touch to the new.
   SELECT date_bin('15 minutes', o.occurred_at, timestamptz '2000-01-01 00:00Z'), 'paid_orders', s.channel, s.campaign_id, '', s.sign

@@ -93,6 +93,7 @@ export const PRESENCE_METRICS: readonly string[] = [
  * freshness. Days hold PRESENCE_METRICS and `dayMetrics`: most views need the window's totals
  * only, and reading every metric of every day would cost them more than all else. The rollups
  * are read over `reads` (read-window.ts: `w`, its ends moved out where that changes nothing).
+ * `pending` holds the figures per acquisition source only when `sources`.
  */
 export async function loadDays(
   lanes: readonly Queryable[],
@@ -100,13 +101,14 @@ export async function loadDays(
   w: Window,
   reads: Window,
   dayMetrics: readonly string[] = [],
+  sources = false,
 ): Promise<DayData> {
   const db = lanes[0]!;
   const core = hourCore(reads);
   let window: SeriesRow[];
   let days: Figures[];
   // Small (what arrived since the last fold), and every read below adds it.
-  const pending = await pendingCounts(db, siteId, reads.from, reads.to);
+  const pending = await pendingCounts(db, siteId, reads.from, reads.to, sources);
   /** The window's figures over `r`, pending changes included. */
   const totals = async (r: RangeArrays, metrics: readonly string[] | null) => [
     ...(await series(db, siteId, r, metrics)),

@@ -80,7 +80,7 @@ export async function rebuildHours(t: Queryable, siteId: string, hours: readonly
  * and deletes them. Returns the quarter hours written.
  */
 export async function foldPending(t: Queryable, siteId: string, rebuilt: readonly Date[]): Promise<Date[]> {
-  const p = { siteId, hours: rebuilt, lo: '-infinity', hi: 'infinity', view: false };
+  const p = { siteId, hours: rebuilt, lo: '-infinity', hi: 'infinity', view: false, sources: true };
   const counts = (
     await t.any<{ bucket: Date }>(q.foldCounts, { ...p, pendingDeltas: pgp.as.format(q.pendingDeltas, p) })
   ).map((r) => r.bucket);
@@ -306,16 +306,24 @@ const PENDING_COUNTS = {
       lo: placeholder(3),
       hi: placeholder(4),
       view: placeholder(5),
+      sources: placeholder(6),
     }),
   }),
 };
 
 /**
  * What the site's pending changes (not folded into the rollups yet) add to its counts in the
- * quarter hours of [from, to) (epoch ms, rounded out to quarter hours).
+ * quarter hours of [from, to) (epoch ms, rounded out to quarter hours); the figures per
+ * acquisition source only when `sources`.
  */
-export function pendingCounts(db: Queryable, siteId: string, from: number, to: number): Promise<PendingRow[]> {
+export function pendingCounts(
+  db: Queryable,
+  siteId: string,
+  from: number,
+  to: number,
+  sources: boolean,
+): Promise<PendingRow[]> {
   const lo = isoInstant(Math.floor(from / QUARTER) * QUARTER);
   const hi = isoInstant(Math.ceil(to / QUARTER) * QUARTER);
-  return db.any({ ...PENDING_COUNTS, values: [siteId, [], lo, hi, true] });
+  return db.any({ ...PENDING_COUNTS, values: [siteId, [], lo, hi, true, sources] });
 }

@@ -37,7 +37,7 @@ interface ViewResult<D> {
  * A view: its own reads (`compute`) on `lanes - 1` connections while the day figures, coverage
  * and freshness are read on another, all in one snapshot (snapshot.ts), so data, coverage and
  * freshness agree with each other. `compute` answers for `at.w` and reads the rollups over
- * `at.reads` (read-window.ts); it awaits the day figures when it needs them; on a pool too small
+ * `at.reads` (read-window.ts), with what is pending per source only if `sources`; it awaits the day figures when it needs them; on a pool too small
  * for separate lanes it runs after them on their connection.
  */
 async function answer<D>(
@@ -45,11 +45,11 @@ async function answer<D>(
   siteId: string,
   asked: Window,
   compute: (t: readonly Queryable[], days: Promise<DayData>, at: ViewWindows) => Promise<ViewResult<D>>,
-  lanes = 2,
+  { lanes = 2, sources = false } = {},
 ): Promise<ViewAnswer<D>> {
   const [days, { data, money }] = await snapshots.read(lanes, async ([first, ...rest]) => {
     const at = await viewWindows(first!, siteId, asked);
-    const days = loadDays([first!], siteId, at.w, at.reads);
+    const days = loadDays([first!], siteId, at.w, at.reads, [], sources);
     if (rest.length === 0) {
       // One connection runs one query at a time: the day figures first, then the view's reads.
       const d = await days;
@@ -220,62 +220,68 @@ function presentSource(f: SourceFigures) {
 }
 
 export function acquisition(snapshots: SharedSnapshots, siteId: string, asked: Window) {
-  return answer(snapshots, siteId, asked, async ([tx], days, { reads }) => {
-    const ranges = whole(reads);
-    const stored = sources(tx!, siteId, ranges);
-    stored.catch(() => undefined); // awaited below; a failure before then must not go unhandled
-    const { pending } = await days;
-    const rows = withPendingSources(await stored, pending, ranges);
-    const known = await campaigns(tx!, siteId);
-    const campaignOf = new Map(known.map((c) => [c.campaign_id, c]));
-    const byChannel = new Map<string | null, SourceFigures>();
-    const byCampaign = new Map<string, SourceFigures>();
-    const byAssistant = new Map<AssistantId, SourceFigures>();
-    const empty = (): SourceFigures => ({
-      visits: 0,
-      registrations: 0,
-      activations: 0,
-      paid_orders: 0,
-      revenue: {},
-      spend: {},
-    });
-    for (const r of rows) {
-      // An event without a channel takes its campaign's; spend always does.
-      const channel = r.channel || campaignOf.get(r.campaign_id)?.channel || null;
-      const targets = [byChannel.get(channel) ?? byChannel.set(channel, empty()).get(channel)!];
-      if (r.campaign_id)
-        targets.push(byCampaign.get(r.campaign_id) ?? byCampaign.set(r.campaign_id, empty()).get(r.campaign_id)!);
-      // The same rows by the AI assistant their source names (geo/traffic.ts), if any.
-      const assistant = visitAssistant({
-        channel: r.channel || null,
-        campaign_id: r.campaign_id || null,
-        campaign_name: campaignOf.get(r.campaign_id)?.name ?? null,
+  return answer(
+    snapshots,
+    siteId,
+    asked,
+    async ([tx], days, { reads }) => {
+      const ranges = whole(reads);
+      const stored = sources(tx!, siteId, ranges);
+      stored.catch(() => undefined); // awaited below; a failure before then must not go unhandled
+      const { pending } = await days;
+      const rows = withPendingSources(await stored, pending, ranges);
+      const known = await campaigns(tx!, siteId);
+      const campaignOf = new Map(known.map((c) => [c.campaign_id, c]));
+      const byChannel = new Map<string | null, SourceFigures>();
+      const byCampaign = new Map<string, SourceFigures>();
+      const byAssistant = new Map<AssistantId, SourceFigures>();
+      const empty = (): SourceFigures => ({
+        visits: 0,
+        registrations: 0,
+        activations: 0,
+        paid_orders: 0,
+        revenue: {},
+        spend: {},
       });
-      if (assistant) targets.push(byAssistant.get(assistant) ?? byAssistant.set(assistant, empty()).get(assistant)!);
-      for (const f of targets) {
-        if (r.metric === 'revenue' || r.metric === 'spend')
-          f[r.metric][r.currency] = (f[r.metric][r.currency] ?? 0) + r.value;
-        else f[r.metric as 'visits' | 'registrations' | 'activations' | 'paid_orders'] += r.value;
+      for (const r of rows) {
+        // An event without a channel takes its campaign's; spend always does.
+        const channel = r.channel || campaignOf.get(r.campaign_id)?.channel || null;
+        const targets = [byChannel.get(channel) ?? byChannel.set(channel, empty()).get(channel)!];
+        if (r.campaign_id)
+          targets.push(byCampaign.get(r.campaign_id) ?? byCampaign.set(r.campaign_id, empty()).get(r.campaign_id)!);
+        // The same rows by the AI assistant their source names (geo/traffic.ts), if any.
+        const assistant = visitAssistant({
+          channel: r.channel || null,
+          campaign_id: r.campaign_id || null,
+          campaign_name: campaignOf.get(r.campaign_id)?.name ?? null,
+        });
+        if (assistant) targets.push(byAssistant.get(assistant) ?? byAssistant.set(assistant, empty()).get(assistant)!);
+        for (const f of targets) {
+          if (r.metric === 'revenue' || r.metric === 'spend')
+            f[r.metric][r.currency] = (f[r.metric][r.currency] ?? 0) + r.value;
+          else f[r.metric as 'visits' | 'registrations' | 'activations' | 'paid_orders'] += r.value;
+        }
       }
-    }
-    const channels = [...byChannel]
-      .sort(([a], [b]) => (a === null ? 1 : b === null ? -1 : a.localeCompare(b)))
-      .map(([channel, f]) => ({ channel, ...presentSource(f) }));
-    const campaignList = [...byCampaign]
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([id, f]) => ({
-        campaign_id: id,
-        name: campaignOf.get(id)?.name ?? null,
-        channel: campaignOf.get(id)?.channel ?? null,
-        ...presentSource(f),
+      const channels = [...byChannel]
+        .sort(([a], [b]) => (a === null ? 1 : b === null ? -1 : a.localeCompare(b)))
+        .map(([channel, f]) => ({ channel, ...presentSource(f) }));
+      const campaignList = [...byCampaign]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([id, f]) => ({
+          campaign_id: id,
+          name: campaignOf.get(id)?.name ?? null,
+          channel: campaignOf.get(id)?.channel ?? null,
+          ...presentSource(f),
+        }));
+      const assistants = AI_ASSISTANTS.filter((a) => byAssistant.has(a.id)).map((a) => ({
+        assistant: a.id,
+        ...presentSource(byAssistant.get(a.id)!),
       }));
-    const assistants = AI_ASSISTANTS.filter((a) => byAssistant.has(a.id)).map((a) => ({
-      assistant: a.id,
-      ...presentSource(byAssistant.get(a.id)!),
-    }));
-    const money = [...channels, ...campaignList].flatMap((s) => [s.revenue, s.spend]);
-    return { data: { channels, campaigns: campaignList, assistants }, money };
-  });
+      const money = [...channels, ...campaignList].flatMap((s) => [s.revenue, s.spend]);
+      return { data: { channels, campaigns: campaignList, assistants }, money };
+    },
+    { sources: true },
+  );
 }
 
 /** Funnel steps: the event type and the user set (sql/analytics/rollup-sets.sql) it reads. */
@@ -309,7 +315,7 @@ export function funnel(snapshots: SharedSnapshots, siteId: string, asked: Window
       }));
       return { data: { steps, overall_conversion: ratio(users.at(-1)!, users[0]!) }, money: [] };
     },
-    SPLIT_LANES,
+    { lanes: SPLIT_LANES },
   );
 }
 
@@ -351,7 +357,7 @@ export function retention(snapshots: SharedSnapshots, siteId: string, asked: Win
       });
       return { data: { cohorts }, money: [] };
     },
-    SPLIT_LANES,
+    { lanes: SPLIT_LANES },
   );
 }
 
