@@ -25,23 +25,27 @@ pending_rebuilt AS (
   SELECT e.* FROM pending_hours h
   CROSS JOIN LATERAL (SELECT * FROM ingest_events x WHERE x.site_id = ${siteId} AND x.occurred_at >= h.hour AND x.occurred_at < h.hour + interval '1 hour' OFFSET 0) e
 ),
+-- Each key once, with its earliest pending time (one grouping: grouping again per kind sorted
+-- thousands of keys by the database's collation on every view).
 pending_keys AS (
-  SELECT k.kind, u.key, min(u.at) AS at
-  FROM analytics_pending_keys k CROSS JOIN LATERAL unnest(k.keys, k.ats) AS u(key, at)
-  WHERE k.site_id = ${siteId}
-    -- A session's visit moves only to a pending visit (before ${hi} to matter); a user's money
-    -- may lie anywhere.
-    AND (k.kind = 'touch' OR u.at < ${hi}::timestamptz)
-  GROUP BY k.kind, u.key
-  UNION ALL
-  SELECT DISTINCT 'session', session_id, timestamptz '-infinity' FROM pending_rebuilt WHERE event_type = 'visit' AND session_id IS NOT NULL
-  UNION ALL
-  SELECT DISTINCT 'touch', external_user_id, timestamptz '-infinity' FROM pending_rebuilt WHERE external_user_id IS NOT NULL
+  SELECT kind, key, min(at) AS at FROM (
+    SELECT k.kind, u.key, u.at
+    FROM analytics_pending_keys k CROSS JOIN LATERAL unnest(k.keys, k.ats) AS u(key, at)
+    WHERE k.site_id = ${siteId}
+      -- A session's visit moves only to a pending visit (before ${hi} to matter); a user's money
+      -- may lie anywhere, and matters only per source.
+      AND (k.kind = 'touch' AND ${sources} OR k.kind = 'session' AND u.at < ${hi}::timestamptz)
+    UNION ALL
+    SELECT 'session', session_id, timestamptz '-infinity' FROM pending_rebuilt WHERE event_type = 'visit' AND session_id IS NOT NULL
+    UNION ALL
+    SELECT 'touch', external_user_id, timestamptz '-infinity' FROM pending_rebuilt WHERE external_user_id IS NOT NULL
+  ) x
+  GROUP BY kind, key
 ),
 session_starts AS (
   SELECT k.key AS session_id, c.at AS c_at, c.event_id AS c_event, c.channel AS c_channel, c.campaign_id AS c_campaign,
     f.at AS f_at, f.channel AS f_channel, f.campaign_id AS f_campaign
-  FROM (SELECT key, min(at) AS at FROM pending_keys WHERE kind = 'session' GROUP BY key) k
+  FROM (SELECT key, at FROM pending_keys WHERE kind = 'session') k
   LEFT JOIN analytics_session_starts f ON f.site_id = ${siteId} AND f.session_id = k.key
   LEFT JOIN LATERAL (
     SELECT x.occurred_at AS at, x.event_id, coalesce(x.channel, '') AS channel, coalesce(x.campaign_id, '') AS campaign_id
@@ -55,7 +59,7 @@ session_starts AS (
 touch_moves AS (
   SELECT k.key AS external_user_id, c.at AS c_at, c.event_id AS c_event, coalesce(c.channel, '') AS c_channel,
     coalesce(c.campaign_id, '') AS c_campaign, coalesce(f.channel, '') AS f_channel, coalesce(f.campaign_id, '') AS f_campaign
-  FROM (SELECT key, min(at) AS at FROM pending_keys WHERE kind = 'touch' GROUP BY key) k
+  FROM (SELECT key, at FROM pending_keys WHERE kind = 'touch') k
   LEFT JOIN analytics_user_touch f ON f.site_id = ${siteId} AND f.external_user_id = k.key
   LEFT JOIN LATERAL (
     SELECT x.occurred_at AS at, x.event_id, coalesce(x.channel, '') AS channel, coalesce(x.campaign_id, '') AS campaign_id
@@ -63,7 +67,7 @@ touch_moves AS (
     WHERE x.site_id = ${siteId} AND x.external_user_id = k.key AND (x.channel IS NOT NULL OR x.campaign_id IS NOT NULL)
     ORDER BY x.occurred_at, x.event_id LIMIT 1
   ) c ON true
-  WHERE ${sources} AND (f.at IS NULL OR k.at <= f.at)
+  WHERE (f.at IS NULL OR k.at <= f.at)
     AND (NOT ${view} OR EXISTS (SELECT 1 FROM ingest_orders o WHERE o.site_id = ${siteId} AND o.external_user_id = k.key)
       OR EXISTS (SELECT 1 FROM ingest_payments p WHERE p.site_id = ${siteId} AND p.external_user_id = k.key))
     AND (c.at, c.event_id) IS DISTINCT FROM (f.at, f.event_id)
