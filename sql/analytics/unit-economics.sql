@@ -50,10 +50,10 @@ money AS MATERIALIZED (
          input_tokens, output_tokens, nanos, net,
          (nanos + per - 1) / per AS minor
   FROM (
-    SELECT customer, currency, sum(calls)::bigint AS calls, sum(unpriced)::bigint AS unpriced,
-           sum(input_tokens)::bigint AS input_tokens, sum(output_tokens)::bigint AS output_tokens,
-           CASE WHEN currency <> '' AND sum(calls) > sum(unpriced) THEN sum(nanos)::bigint END AS nanos,
-           CASE WHEN sum(records) > 0 THEN sum(net)::bigint END AS net,
+    SELECT customer, currency, sum(calls) AS calls, sum(unpriced) AS unpriced,
+           bigint_sum(input_tokens) AS input_tokens, bigint_sum(output_tokens) AS output_tokens,
+           CASE WHEN currency <> '' AND sum(calls) > sum(unpriced) THEN bigint_sum(nanos) END AS nanos,
+           CASE WHEN sum(records) > 0 THEN bigint_sum(net) END AS net,
            coalesce((${per}::jsonb ->> currency)::bigint, 10000000) AS per
     FROM parts GROUP BY customer, currency
     HAVING sum(calls) > 0 OR sum(records) > 0
@@ -62,18 +62,18 @@ money AS MATERIALIZED (
 -- Per customer. A margin only when every call had a cost and all money is in one currency
 -- (margin_currency null: neither revenue nor spend, a margin of nothing).
 customers AS MATERIALIZED (
-  SELECT customer, sum(unpriced) AS unpriced,
-         sum(unpriced) = 0 AND count(*) FILTER (WHERE net IS NOT NULL OR nanos IS NOT NULL) <= 1 AS has_margin,
+  SELECT customer, bool_or(unpriced > 0) AS unpriced,
+         NOT bool_or(unpriced > 0) AND count(*) FILTER (WHERE net IS NOT NULL OR nanos IS NOT NULL) <= 1 AS has_margin,
          max(currency) FILTER (WHERE net IS NOT NULL OR nanos IS NOT NULL) AS margin_currency,
-         coalesce(sum(coalesce(net, 0) - coalesce(minor, 0)), 0) AS margin
+         coalesce(bigint_sum(coalesce(net, 0) - coalesce(minor, 0)), 0) AS margin
   FROM money GROUP BY customer
 ),
 counts AS (
   SELECT count(*)::int AS count,
          count(*) FILTER (WHERE has_margin)::int AS with_margin,
          count(*) FILTER (WHERE has_margin AND margin < 0)::int AS negative_margin,
-         count(*) FILTER (WHERE NOT has_margin AND unpriced = 0)::int AS currencies_differ,
-         count(*) FILTER (WHERE unpriced > 0)::int AS unpriced_customers
+         count(*) FILTER (WHERE NOT has_margin AND NOT unpriced)::int AS currencies_differ,
+         count(*) FILTER (WHERE unpriced)::int AS unpriced_customers
   FROM customers WHERE customer IS NOT NULL
 ),
 -- The customers shown: key orders a list.
@@ -110,8 +110,8 @@ figures AS (
          coalesce(sum(input_tokens), 0)::bigint, coalesce(sum(output_tokens), 0)::bigint,
          coalesce(jsonb_object_agg(currency, net) FILTER (WHERE net IS NOT NULL), '{}'),
          coalesce(jsonb_object_agg(currency, nanos) FILTER (WHERE nanos IS NOT NULL), '{}')
-  FROM (SELECT currency, sum(calls) AS calls, sum(unpriced) AS unpriced, sum(input_tokens) AS input_tokens,
-               sum(output_tokens) AS output_tokens, sum(net) AS net, sum(nanos) AS nanos
+  FROM (SELECT currency, bigint_sum(calls) AS calls, bigint_sum(unpriced) AS unpriced, bigint_sum(input_tokens) AS input_tokens,
+               bigint_sum(output_tokens) AS output_tokens, bigint_sum(net) AS net, bigint_sum(nanos) AS nanos
         FROM money GROUP BY currency) t
 ),
 answer AS (
