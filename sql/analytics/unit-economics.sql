@@ -9,11 +9,15 @@
 -- calls, payments and refunds themselves (index ranges of under an hour), by the rollup's
 -- definitions (sql/migrations/0021_customer_economics.sql), so any instant window is exact.
 --
+-- Part ${part} of ${parts}: only the customers whose id hashes to it (the unattributed row with
+-- them), so parts hold disjoint customers and run on as many connections at once, their counts
+-- and totals adding up and their lists merging (unit-economics.ts); one part of one is all.
+--
 -- Rows: list 'top' (top spenders of a currency, by spend nanos), 'low' (lowest margins of a
 -- currency), 'unattributed' (customer null, when there are such calls or payments) and 'totals',
--- each with one customer's (or all) figures, and on every row the customer counts. Ties are
--- broken by customer in byte order. Every customer is aggregated to a few scalars; only the
--- customers shown get their per-currency figures.
+-- each with one customer's (or all) figures and its rank key (-nanos, margin), and on every row
+-- the customer counts. Ties are broken by customer in byte order. Every customer is aggregated
+-- to a few scalars; only the customers shown get their per-currency figures.
 WITH parts AS (
   SELECT customer, currency, calls, unpriced_calls AS unpriced, input_tokens, output_tokens, cost_nanos AS nanos,
          records, net_minor AS net
@@ -55,7 +59,9 @@ money AS MATERIALIZED (
            CASE WHEN currency <> '' AND sum(calls) > sum(unpriced) THEN bigint_sum(nanos) END AS nanos,
            CASE WHEN sum(records) > 0 THEN bigint_sum(net) END AS net,
            coalesce((${per}::jsonb ->> currency)::bigint, 10000000) AS per
-    FROM parts GROUP BY customer, currency
+    FROM parts
+    WHERE ${parts} = 1 OR (hashtext(customer) & 2147483647) % ${parts} = ${part}
+    GROUP BY customer, currency
     HAVING sum(calls) > 0 OR sum(records) > 0
   ) x
 ),
@@ -120,7 +126,7 @@ answer AS (
   SELECT CASE WHEN totals THEN 'totals' ELSE 'unattributed' END, NULL, NULL, f.*
   FROM figures f WHERE f.customer IS NULL
 )
-SELECT r.list, r.currency, r.customer, r.calls, r.unpriced AS unpriced_calls, r.input_tokens, r.output_tokens,
+SELECT r.list, r.currency, r.customer, r.key::text AS key, r.calls, r.unpriced AS unpriced_calls, r.input_tokens, r.output_tokens,
        r.revenue, r.spend_nanos, n.*
 FROM answer r CROSS JOIN counts n
 ORDER BY r.list, r.currency, r.key, r.customer COLLATE "C"

@@ -1,6 +1,6 @@
 import { sqlFile } from '../db/sql-file.ts';
 import { DAY, HOUR, isoInstant } from './calendar.ts';
-import { ratio, sortedMoney, type Money } from './figures.ts';
+import { addMoney, ratio, sortedMoney, type Money } from './figures.ts';
 import { minorDigits, nanosToMinor } from './relay-spend.ts';
 import type { Queryable } from './repo.ts';
 import type { Window } from './window.ts';
@@ -74,7 +74,9 @@ interface Row extends Acc {
   list: 'top' | 'low' | 'unattributed' | 'totals';
   currency: string | null;
   customer: string | null;
-  /** The customer counts, the same on every row. */
+  /** What the list is ordered by: −spend nanos ('top'), the margin ('low'); a bigint as text, exact. */
+  key: string | null;
+  /** The customer counts, the same on every row of a part. */
   count: number;
   with_margin: number;
   negative_margin: number;
@@ -95,18 +97,47 @@ function nanosPerMinorJson(): string {
   ));
 }
 
+/** A list's order: by key, ties by customer in byte order (as SQL's `COLLATE "C"`). */
+function ranked(a: Row, b: Row): number {
+  const d = BigInt(a.key!) - BigInt(b.key!);
+  return d !== 0n ? (d < 0n ? -1 : 1) : Buffer.compare(Buffer.from(a.customer!), Buffer.from(b.customer!));
+}
+
 /**
- * The rows of `list` per currency, in the order SQL ranked them: lists of one currency each,
- * since amounts in different currencies are never compared. `currencies`: those to list even
- * when no customer is in them.
+ * The first `limit` rows of `list` per currency over every part, in rank order: lists of one
+ * currency each, since amounts in different currencies are never compared. Each part ranked
+ * its own `limit`, so the first `limit` of theirs together are the first of all. `currencies`:
+ * those to list even when no customer is in them.
  */
-function perCurrency(rows: readonly Row[], list: Row['list'], currencies: readonly string[] = []) {
-  const out = new Map<string, CustomerEconomics[]>(currencies.map((c) => [c, []]));
+function perCurrency(rows: readonly Row[], list: Row['list'], limit: number, currencies: readonly string[] = []) {
+  const out = new Map<string, Row[]>(currencies.map((c) => [c, []]));
   for (const r of rows.filter((x) => x.list === list)) {
-    const customers = out.get(r.currency!) ?? out.set(r.currency!, []).get(r.currency!)!;
-    customers.push(present(r.customer, r));
+    (out.get(r.currency!) ?? out.set(r.currency!, []).get(r.currency!)!).push(r);
   }
-  return [...out].sort(([a], [b]) => a.localeCompare(b)).map(([currency, customers]) => ({ currency, customers }));
+  return [...out]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([currency, customers]) => ({
+      currency,
+      customers: customers
+        .sort(ranked)
+        .slice(0, limit)
+        .map((r) => present(r.customer, r)),
+    }));
+}
+
+const COUNTS = ['count', 'with_margin', 'negative_margin', 'currencies_differ', 'unpriced_customers'] as const;
+const FIGURES = ['calls', 'unpriced_calls', 'input_tokens', 'output_tokens', ...COUNTS] as const;
+type Totals = Acc & Pick<Row, (typeof COUNTS)[number]>;
+
+/** Every part's totals row added up: the parts hold disjoint customers. */
+function sumParts(rows: readonly Row[]): Totals {
+  const sum = { revenue: {}, spend_nanos: {}, ...Object.fromEntries(FIGURES.map((k) => [k, 0])) } as Totals;
+  for (const r of rows) {
+    for (const [c, v] of Object.entries(r.revenue)) addMoney(sum.revenue, c, v);
+    for (const [c, v] of Object.entries(r.spend_nanos)) addMoney(sum.spend_nanos, c, v);
+    for (const k of FIGURES) sum[k] += r[k];
+  }
+  return sum;
 }
 
 /**
@@ -130,12 +161,13 @@ export function cuts(from: number, to: number) {
  * the model spend of the calls made for them through the site's relay keys; the customers
  * with the highest spend and the lowest margins per currency; and how many customers lose
  * money. Rows of calls naming no customer and of payments without one are `unattributed`.
- * Every customer is aggregated and ranked in SQL (unit-economics.sql); only the rows shown
+ * Every customer is aggregated and ranked in SQL (unit-economics.sql), split by customer over
+ * every connection given (one snapshot), which is where the time goes; only the rows shown
  * come back.
  */
-export async function unitEconomics(db: Queryable, siteId: string, w: Window, limit: number) {
+export async function unitEconomics(t: readonly Queryable[], siteId: string, w: Window, limit: number) {
   const c = cuts(w.from, w.to);
-  const rows = await db.any<Row>(q.economics, {
+  const params = {
     siteId,
     from: isoInstant(w.from),
     to: isoInstant(w.to),
@@ -145,20 +177,22 @@ export async function unitEconomics(db: Queryable, siteId: string, w: Window, li
     hourHi: isoInstant(c.hourHi),
     limit,
     per: nanosPerMinorJson(),
-  });
-  const totalsRow = rows.find((r) => r.list === 'totals')!;
+    parts: t.length,
+  };
+  const rows = (await Promise.all(t.map((db, part) => db.any<Row>(q.economics, { ...params, part })))).flat();
+  const sum = sumParts(rows.filter((r) => r.list === 'totals'));
   const unattributed = rows.find((r) => r.list === 'unattributed');
-  const total = present(null, totalsRow);
+  const total = present(null, sum);
   return {
     customers: {
-      count: totalsRow.count,
-      with_margin: totalsRow.with_margin,
-      negative_margin: totalsRow.negative_margin,
-      negative_margin_share: ratio(totalsRow.negative_margin, totalsRow.with_margin),
-      margin_unknown: { currencies_differ: totalsRow.currencies_differ, unpriced_calls: totalsRow.unpriced_customers },
+      count: sum.count,
+      with_margin: sum.with_margin,
+      negative_margin: sum.negative_margin,
+      negative_margin_share: ratio(sum.negative_margin, sum.with_margin),
+      margin_unknown: { currencies_differ: sum.currencies_differ, unpriced_calls: sum.unpriced_customers },
     },
-    top_spenders: perCurrency(rows, 'top', Object.keys(total.spend_nanos)),
-    lowest_margins: perCurrency(rows, 'low'),
+    top_spenders: perCurrency(rows, 'top', limit, Object.keys(total.spend_nanos)),
+    lowest_margins: perCurrency(rows, 'low', limit),
     unattributed: unattributed ? present(null, unattributed) : null,
     totals: {
       revenue: total.revenue,

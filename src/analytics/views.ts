@@ -361,10 +361,19 @@ export function retention(snapshots: SharedSnapshots, siteId: string, asked: Win
   );
 }
 
-/** Unit economics (unit-economics.ts): its reads beside the day figures, coverage and freshness. */
+/**
+ * Unit economics (unit-economics.ts): its customers in two parts, each on its own connection,
+ * beside the day figures, coverage and freshness.
+ */
 export function economics(snapshots: SharedSnapshots, siteId: string, asked: Window, limit: number) {
-  return answer(snapshots, siteId, asked, async ([tx], _days, { w }) => {
-    const data = await unitEconomics(tx!, siteId, w, limit);
-    return { data, money: [data.totals.revenue, data.totals.spend] };
-  });
+  return answer(
+    snapshots,
+    siteId,
+    asked,
+    async (t, _days, { w }) => {
+      const data = await unitEconomics(t, siteId, w, limit);
+      return { data, money: [data.totals.revenue, data.totals.spend] };
+    },
+    { lanes: SPLIT_LANES },
+  );
 }

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
+import { unitEconomics } from '../../src/analytics/unit-economics.ts';
+import type { Window } from '../../src/analytics/window.ts';
 import { hashSecret } from '../../src/auth/secrets.ts';
 import { newRelayKey } from '../../src/relay/keys.ts';
 import {
@@ -344,6 +346,16 @@ test('unit economics: revenue, spend, margin, calls and tokens per customer, per
     one.data.top_spenders.map((l: any) => l.customers.map((c: any) => c.external_user_id)),
     [['dave'], [bySpend[0]!.external_user_id]],
   );
+});
+
+test('unit economics split by customer into any number of parts adds up to one answer', async () => {
+  const e = await get('unit-economics', { limit: '1' });
+  const w = { from: Date.parse(e.coverage.window.from), to: Date.parse(e.coverage.window.to) } as Window;
+  // Each part ranks its own customers: the lists must still be the first of all of them.
+  for (const parts of [1, 2, 3, 5]) {
+    const data = await unitEconomics(Array(parts).fill(app.db), site.siteId, w, 1);
+    assert.deepEqual(JSON.parse(JSON.stringify(data)), e.data, `${parts} parts`);
+  }
 });
 
 /**
