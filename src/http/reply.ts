@@ -50,7 +50,7 @@ export class Reply {
     if (!this.open) return;
     this.res.cork(() => {
       this.res.writeStatus(statusLine(status));
-      for (const [k, v] of Object.entries(headers)) this.res.writeHeader(k, v);
+      this.writeHeaders(headers);
       this.res.end(body);
     });
     this.status = status;
@@ -77,7 +77,7 @@ export class Reply {
     if (!unread || unread.received) {
       this.res.cork(() => {
         this.res.writeStatus(statusLine(status));
-        for (const [k, v] of Object.entries(headers)) this.res.writeHeader(k, v);
+        this.writeHeaders(headers);
         this.res.end(body, true);
       });
       this.finished = true;
@@ -85,7 +85,7 @@ export class Reply {
     }
     this.res.cork(() => {
       this.res.writeStatus(statusLine(status));
-      for (const [k, v] of Object.entries(headers)) this.res.writeHeader(k, v);
+      this.writeHeaders(headers);
       this.res.writeHeader('connection', 'close');
       this.res.write(body);
     });
@@ -116,7 +116,7 @@ export class Reply {
     if (!head) return;
     this.head = null;
     this.res.writeStatus(statusLine(head.status));
-    for (const [k, v] of Object.entries(head.headers)) this.res.writeHeader(k, v);
+    this.writeHeaders(head.headers);
   }
 
   /**
@@ -171,6 +171,10 @@ export class Reply {
       this.res.end();
     });
     this.finished = true;
+  }
+
+  private writeHeaders(headers: Readonly<Record<string, string>>): void {
+    for (const name in headers) this.res.writeHeader(name, headers[name]!);
   }
 
   /** Drops the connection without a proper end, for streams that cannot finish. */

@@ -59,7 +59,8 @@ export class Router {
   }
 }
 
-const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
+/** The params of every route without `:name` segments (validation skips them). */
+export const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
 
 function matchSegments(pattern: readonly string[], parts: readonly string[]): Record<string, string> | null {
   if (pattern.length !== parts.length) return null;

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { HttpError, type FieldError } from '../errors/http-error.ts';
 import type { RequestContext } from './context.ts';
 import type { Route } from './route.ts';
+import { NO_PARAMS } from './router.ts';
 
 function pointer(path: ReadonlyArray<PropertyKey>): string {
   return path.map((p) => `/${String(p).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
@@ -38,6 +39,8 @@ export function parseWith<S extends z.ZodType>(schema: S, value: unknown): z.out
 }
 
 const dotted = (prefix: string) => (p: ReadonlyArray<PropertyKey>) => `${prefix}.${p.map(String).join('.')}`;
+const PATH = dotted('path');
+const QUERY = dotted('query');
 
 /** Parses `value` with `schema`, adding each violation to `errors` under `toPath`. */
 function check(
@@ -76,10 +79,9 @@ export interface ValidRequest {
  */
 export function validateRequest(route: Route, ctx: RequestContext): ValidRequest {
   const errors: FieldError[] = [];
-  const params = check(route.params, ctx.params, dotted('path'), errors);
-  const query = route.query
-    ? check(route.query, queryObject(ctx.searchParams, errors), dotted('query'), errors)
-    : undefined;
+  // A route without path parameters (the router's NO_PARAMS) has nothing to check there.
+  const params = ctx.params === NO_PARAMS ? NO_PARAMS : check(route.params, ctx.params, PATH, errors);
+  const query = route.query ? check(route.query, queryObject(ctx.searchParams, errors), QUERY, errors) : undefined;
   let body: unknown;
   if (route.body && route.auth.kind !== 'relay') {
     // An empty body is `undefined` to a schema that allows it (an optional body), else JSON.

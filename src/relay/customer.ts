@@ -3,6 +3,8 @@ import { IDENTIFIER_PATTERN } from '../ingest/schemas.ts';
 
 /** Radar's own header naming the customer a call is made for. */
 export const CUSTOMER_HEADER = 'x-radar-customer';
+/** The body's fields naming the end user, in the order they are preferred. */
+const BODY_FIELDS = ['safety_identifier', 'user'] as const;
 
 /**
  * The customer a model call is made for, matched by analytics to the site's `external_user_id`:
@@ -22,7 +24,7 @@ export function customerOf(headers: Readonly<Record<string, string>>, body: Reco
       });
     return header;
   }
-  for (const field of ['safety_identifier', 'user']) {
+  for (const field of BODY_FIELDS) {
     const v = body[field];
     if (typeof v === 'string' && IDENTIFIER_PATTERN.test(v)) return v;
   }

@@ -69,13 +69,18 @@ const FOREIGN_FIELDS: Readonly<Record<Protocol, Readonly<Record<string, string>>
   },
   embeddings: {},
 };
+const FOREIGN_ENTRIES = {
+  responses: Object.entries(FOREIGN_FIELDS.responses),
+  chat: Object.entries(FOREIGN_FIELDS.chat),
+  embeddings: Object.entries(FOREIGN_FIELDS.embeddings),
+} as const;
 
 /** Checks a parsed JSON body against the protocol's shape: 400 in OpenAI's words when it fails. */
 export function parseRelayRequest(protocol: Protocol, value: unknown): RelayRequest {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new HttpError('invalid_request_error', { detail: 'The request body must be a JSON object.' });
   }
-  for (const [field, message] of Object.entries(FOREIGN_FIELDS[protocol])) {
+  for (const [field, message] of FOREIGN_ENTRIES[protocol]) {
     if (field in value)
       throw new HttpError('unsupported_parameter', { detail: `Unsupported parameter: ${message}`, param: field });
   }

@@ -202,6 +202,11 @@ class Lease {
     return (this.rpm <= 0 || this.requests >= 1) && (!this.budgeted || this.nanos >= reserve);
   }
 
+  /** Still admitting calls, or still with calls in flight: not to be released yet. */
+  inUse(now: number): boolean {
+    return this.inflight > 0 || (this.fresh(now) && this.fits(0));
+  }
+
   /** True past half its life or with less than half of its requests or nanos left: time to fetch the next. */
   low(now: number): boolean {
     return (
@@ -464,12 +469,14 @@ export class Spending {
     const state = this.keys.get(keyId);
     if (!state) return;
     const now = performance.now();
-    state.leases = state.leases.filter((lease) => {
-      if (lease.inflight > 0 || (lease.fresh(now) && lease.fits(0))) return true;
-      lease.retired = true;
-      if (lease.hold !== '') this.send(lease, keyId, true);
-      return false;
-    });
+    // Most calls find nothing to release: the list is only rebuilt when there is.
+    if (state.leases.some((lease) => !lease.inUse(now)))
+      state.leases = state.leases.filter((lease) => {
+        if (lease.inUse(now)) return true;
+        lease.retired = true;
+        if (lease.hold !== '') this.send(lease, keyId, true);
+        return false;
+      });
     if (state.leases.length === 0 && !state.pending) this.keys.delete(keyId);
   }
 
@@ -523,6 +530,9 @@ function overBudget(budget: Budget, spent: number, reserved: number, reserve: nu
  */
 export const DEFAULT_OUTPUT_RESERVE = 4096;
 
+/** The fields a request caps its output with, the first one set winning. */
+const OUTPUT_CAPS = ['max_output_tokens', 'max_completion_tokens', 'max_tokens'] as const;
+
 /**
  * Tokens a call may use at most, as far as the request tells: its body's byte count for the
  * input (a token is at least a byte of text, so this is never below the real count, though
@@ -531,10 +541,11 @@ export const DEFAULT_OUTPUT_RESERVE = 4096;
 export function estimateOf(request: RelayRequest, bodyBytes: number): { input: number; output: number } {
   if (request.protocol === 'embeddings') return { input: bodyBytes, output: 0 };
   const b = request.body as Record<string, unknown>;
-  const cap = [b.max_output_tokens, b.max_completion_tokens, b.max_tokens].find(
-    (v) => Number.isInteger(v) && (v as number) > 0,
-  ) as number | undefined;
-  return { input: bodyBytes, output: cap ?? DEFAULT_OUTPUT_RESERVE };
+  for (const field of OUTPUT_CAPS) {
+    const v = b[field];
+    if (Number.isInteger(v) && (v as number) > 0) return { input: bodyBytes, output: v as number };
+  }
+  return { input: bodyBytes, output: DEFAULT_OUTPUT_RESERVE };
 }
 
 /**

@@ -69,23 +69,7 @@ export class UpstreamBody {
 
   /** The whole body; fails past `limit` bytes (the request is aborted then). */
   readAll(limit: number): Promise<Buffer> {
-    const body = this;
-    return new Promise((resolve, reject) => {
-      const parts: Buffer[] = [];
-      let size = 0;
-      this.consume({
-        data(chunk) {
-          size += chunk.length;
-          if (size > limit) return body.destroy();
-          parts.push(chunk);
-        },
-        end(error) {
-          if (size > limit) reject(new BodyTooLarge(limit));
-          else if (error) reject(error);
-          else resolve(parts.length === 1 ? parts[0]! : Buffer.concat(parts, size));
-        },
-      });
-    });
+    return new Promise((resolve, reject) => this.consume(new Collector(this, limit, resolve, reject)));
   }
 
   /** @internal from the dispatch handler */
@@ -104,6 +88,32 @@ export class UpstreamBody {
     if (this.ended) return;
     this.ended = error ? { error } : {};
     this.consumer?.end(error);
+  }
+}
+
+/** Collects a whole body for `readAll` (a class for the reason `Exchange` gives). */
+class Collector implements BodyConsumer {
+  private readonly parts: Buffer[] = [];
+  private size = 0;
+
+  constructor(
+    private readonly body: UpstreamBody,
+    private readonly limit: number,
+    private readonly resolve: (whole: Buffer) => void,
+    private readonly reject: (err: Error) => void,
+  ) {}
+
+  data(chunk: Buffer): void {
+    this.size += chunk.length;
+    if (this.size > this.limit) this.body.destroy();
+    else this.parts.push(chunk);
+  }
+
+  end(error?: Error): void {
+    const { parts, size } = this;
+    if (size > this.limit) this.reject(new BodyTooLarge(this.limit));
+    else if (error) this.reject(error);
+    else this.resolve(parts.length === 1 ? parts[0]! : Buffer.concat(parts, size));
   }
 }
 
@@ -173,6 +183,34 @@ class Exchange implements Dispatcher.DispatchHandler {
   }
 }
 
+/** A channel's request paths and headers (flat name, value lists, as undici takes them; never changed once built). */
+interface ChannelRequest {
+  paths: Readonly<Record<Protocol, string>>;
+  headers: string[];
+  streamHeaders: string[];
+}
+
+function channelRequest(channel: Channel): ChannelRequest {
+  const headers = (accept: string) => [
+    'content-type',
+    'application/json',
+    'accept',
+    accept,
+    'user-agent',
+    'radar-relay',
+    ...(channel.apiKey ? ['authorization', `Bearer ${channel.apiKey}`] : []),
+  ];
+  return {
+    paths: {
+      responses: channel.basePath + UPSTREAM_PATH.responses,
+      chat: channel.basePath + UPSTREAM_PATH.chat,
+      embeddings: channel.basePath + UPSTREAM_PATH.embeddings,
+    },
+    headers: headers('application/json'),
+    streamHeaders: headers('text/event-stream'),
+  };
+}
+
 /**
  * One keep-alive connection pool per channel. Pools are created on first use and live
  * until `close()`, so consecutive calls reuse warm connections instead of paying a TCP
@@ -180,6 +218,8 @@ class Exchange implements Dispatcher.DispatchHandler {
  */
 export class UpstreamPools {
   private readonly pools = new Map<string, Pool>();
+  /** What every call to a channel sends alike, built once per channel object rather than per call. */
+  private readonly fixed = new WeakMap<Channel, ChannelRequest>();
 
   private pool(channel: Channel): Pool {
     const key = `${channel.id} ${channel.origin}`;
@@ -208,15 +248,11 @@ export class UpstreamPools {
     stream: boolean,
     signal: AbortWatch,
   ): Promise<UpstreamResponse> {
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      accept: stream ? 'text/event-stream' : 'application/json',
-      'user-agent': 'radar-relay',
-    };
-    if (channel.apiKey) headers.authorization = `Bearer ${channel.apiKey}`;
+    let fixed = this.fixed.get(channel);
+    if (!fixed) this.fixed.set(channel, (fixed = channelRequest(channel)));
     return exchange(
       this.pool(channel),
-      { method: 'POST', path: channel.basePath + UPSTREAM_PATH[protocol], headers, body },
+      { method: 'POST', path: fixed.paths[protocol], headers: stream ? fixed.streamHeaders : fixed.headers, body },
       signal,
     );
   }
