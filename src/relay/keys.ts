@@ -52,8 +52,9 @@ export class RelayKeys {
    * The digests of keys that passed in the last `hardMs`, by the key as presented: in the
    * running front door a SHA-256 cost ~10 µs of every call (a fresh OpenSSL context each
    * time), more than the rest of the key check. In memory only, for as long as a cached row
-   * may be served; only keys whose row was found are remembered, so guesses cannot fill it
-   * (each guess is hashed, as before). The row cache, by digest, still decides every call.
+   * may be served (stale entries are dropped whenever a key is remembered); only keys whose
+   * row was found are remembered, so guesses cannot fill it (each guess is hashed, as
+   * before). The row cache, by digest, still decides every call.
    */
   private readonly digests = new Map<string, { hex: string; digest: Buffer; at: number }>();
   private readonly hardMs: number;
@@ -99,10 +100,13 @@ export class RelayKeys {
   }
 
   private remember(presented: string, entry: { hex: string; digest: Buffer; at: number }): void {
-    // Re-inserted, so the map stays in age order and the oldest is the first to go.
+    // Re-inserted, so the map stays in age order: stale entries are at its front, and go.
     this.digests.delete(presented);
+    for (const [stale, e] of this.digests) {
+      if (entry.at - e.at < this.hardMs && this.digests.size < MAX_REMEMBERED) break;
+      this.digests.delete(stale);
+    }
     this.digests.set(presented, entry);
-    if (this.digests.size > MAX_REMEMBERED) this.digests.delete(this.digests.keys().next().value as string);
   }
 }
 
