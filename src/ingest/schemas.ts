@@ -209,8 +209,13 @@ function batchSchema<R extends Resource>(resource: R) {
   });
 }
 
-/** The batch envelope of each resource (spec 2.3), built once. */
-export const BATCH_SCHEMAS = Object.fromEntries(RESOURCES.map((r) => [r, batchSchema(r)])) as {
+/**
+ * The batch envelope of each resource (spec 2.3), built once and compiled (`z.compile`): a valid
+ * batch is parsed by generated code, about a third of the runtime parser's CPU (issue 21: 6 µs
+ * a record of the front door's 16); an invalid one falls back to the runtime parser, so every
+ * error, pointer and message is the runtime's own. Output and JSON Schema are unchanged.
+ */
+export const BATCH_SCHEMAS = Object.fromEntries(RESOURCES.map((r) => [r, z.compile(batchSchema(r))])) as {
   [R in Resource]: ReturnType<typeof batchSchema<R>>;
 };
 
