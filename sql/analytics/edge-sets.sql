@@ -9,11 +9,11 @@ edge_users AS (
   UNION
   -- A pending quarter hour lies in a range of whole buckets or in none (ranges and raw spans of
   -- a group do not overlap), so what the raw spans read is not counted twice.
-  SELECT r.grp, p.kind, u.external_user_id
+  SELECT r.grp, u.kind, u.external_user_id
   FROM analytics_pending_users p
+  CROSS JOIN LATERAL unnest(p.buckets, p.kinds, p.users) AS u(bucket, kind, external_user_id)
   JOIN unnest(${grains}::text[], ${los}::timestamptz[], ${his}::timestamptz[], ${groups}::int[]) AS r(grain, lo, hi, grp)
-    ON p.bucket >= r.lo AND p.bucket < r.hi
-  CROSS JOIN LATERAL unnest(p.users) AS u(external_user_id)
+    ON u.bucket >= r.lo AND u.bucket < r.hi
   WHERE p.site_id = ${siteId}
 ),
 -- A user the rollup has not given an id yet is in no bucket: ids after the last one, the same

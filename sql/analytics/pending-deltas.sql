@@ -1,5 +1,5 @@
 -- What the site's pending changes add to analytics_counts, per quarter hour (migration 0017):
--- the record-local figures of analytics_pending_counts, and the moves of the figures that depend
+-- the record-local figures of analytics_pending_counts (migration 0024: an array per statement), and the moves of the figures that depend
 -- on other records. Takes ${siteId}, ${hours} (timestamptz[], the UTC hours a fold rebuilds
 -- from raw records; empty for a view), and for a view the quarter hours it reads,
 -- [${lo}, ${hi}) (timestamptz; '-infinity', 'infinity' for a fold), ${view} (true: leave out
@@ -91,8 +91,9 @@ pending_money AS (
   CROSS JOIN LATERAL (VALUES (m.f_channel, m.f_campaign, -1::bigint), (m.c_channel, m.c_campaign, 1)) AS s(channel, campaign_id, sign)
 ),
 pending_all AS (
-  SELECT bucket, metric, per_source, channel, campaign_id, dim, currency, value, first_at, last_at
-  FROM analytics_pending_counts WHERE site_id = ${siteId} AND bucket >= ${lo}::timestamptz AND bucket < ${hi}::timestamptz
+  SELECT c.bucket, c.metric, c.per_source, c.channel, c.campaign_id, c.dim, c.currency, c.value, c.first_at, c.last_at
+  FROM analytics_pending_counts p CROSS JOIN LATERAL unnest(p.counts) AS c
+  WHERE p.site_id = ${siteId} AND c.bucket >= ${lo}::timestamptz AND c.bucket < ${hi}::timestamptz
   UNION ALL
   SELECT date_bin('15 minutes', m.at, timestamptz '2000-01-01 00:00Z'), 'visits', s.per_source,
     CASE WHEN s.per_source THEN m.channel ELSE '' END, CASE WHEN s.per_source THEN m.campaign_id ELSE '' END, '', '', m.value, NULL, NULL
