@@ -1,8 +1,9 @@
 -- What the site's pending changes add to analytics_counts, per quarter hour (migration 0017):
--- the record-local figures of analytics_pending_counts (migration 0024: an array per statement), and the moves of the figures that depend
--- on other records. Takes ${siteId}, ${hours} (timestamptz[], the UTC hours a fold rebuilds
--- from raw records; empty for a view), and for a view the quarter hours it reads,
--- [${lo}, ${hi}) (timestamptz; '-infinity', 'infinity' for a fold), ${view} (true: leave out
+-- the record-local figures of analytics_pending_counts (an array of them per statement since
+-- migration 0024), and the moves of the figures that depend on other records. Takes ${siteId},
+-- ${hours} (timestamptz[], the UTC hours a fold rebuilds from raw records; empty for a view),
+-- and for a view the quarter hours it reads, [${lo}, ${hi}) (timestamptz; '-infinity',
+-- 'infinity' for a fold), ${view} (true: leave out
 -- the first touches that move no money) and ${sources} (false: a view that reads no figure per
 -- source, which then skips the first touches and money per source, a few index probes per user
 -- that arrived since the last fold). CTEs for a statement's WITH, ending in
