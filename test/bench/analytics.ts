@@ -38,6 +38,7 @@
  * (postgres://postgres@127.0.0.1:5432/postgres), BENCH_REDIS_URL (redis://127.0.0.1:6379).
  */
 import { randomBytes } from 'node:crypto';
+import { cpus } from 'node:os';
 import { Redis } from 'ioredis';
 import { Agent, request } from 'undici';
 import { type Config, parseConfig } from '../../config/env.ts';
@@ -440,6 +441,9 @@ async function open(name: string, events: number | null, tag: string, created: s
 
 type Times = Map<string, Map<string, number[]>>;
 
+/** CPU time the whole machine has spent so far (every process: PostgreSQL, Redis, both sides of HTTP), ms. */
+const machineBusyMs = () => cpus().reduce((sum, c) => sum + c.times.user + c.times.nice + c.times.sys + c.times.irq, 0);
+
 /**
  * Every view of every database, one request at a time: per view, 3 warm-ups on each database,
  * then REQUESTS rounds of one request to each in turn, so whatever else the machine does falls
@@ -452,16 +456,20 @@ async function sequential(benches: readonly Bench[]): Promise<{ times: Times; an
   for (const view of VIEWS) {
     for (const [i, b] of benches.entries()) for (let w = 0; w < 3; w++) answers[i]!.set(view, (await b.get(view)).data);
     const per = new Map(benches.map((b) => [b.name, [] as number[]]));
+    // What one request costs the machine: how many concurrent readers its CPUs can serve at a latency.
+    const cpu = new Map(benches.map((b) => [b.name, 0]));
     for (let r = 0; r < REQUESTS; r++)
       for (const b of benches) {
+        const busy = machineBusyMs();
         const t = performance.now();
         await b.get(view);
         per.get(b.name)!.push(performance.now() - t);
+        cpu.set(b.name, cpu.get(b.name)! + machineBusyMs() - busy);
       }
     for (const list of per.values()) list.sort((a, z) => a - z);
     times.set(view, per);
     log(
-      `${view}: ${benches.map((b) => `${sizeLabel(b.events)} p50 ${percentile(per.get(b.name)!, 50).toFixed(1)} / p95 ${percentile(per.get(b.name)!, 95).toFixed(1)} ms`).join('; ')}`,
+      `${view}: ${benches.map((b) => `${sizeLabel(b.events)} p50 ${percentile(per.get(b.name)!, 50).toFixed(1)} / p95 ${percentile(per.get(b.name)!, 95).toFixed(1)} ms, machine CPU ${(cpu.get(b.name)! / REQUESTS).toFixed(1)} ms a request`).join('; ')}`,
     );
   }
   return { times, answers };
