@@ -5,6 +5,7 @@
  */
 
 import { UncuttableZone } from '../errors/uncuttable-zone-error.ts';
+import { MAX_KEPT_ZONES } from '../shared/time-zone.ts';
 
 export const MINUTE = 60_000;
 export const QUARTER = 15 * MINUTE;
@@ -26,6 +27,7 @@ function formatter(tz: string): Intl.DateTimeFormat {
       minute: 'numeric',
       second: 'numeric',
     });
+    if (formatters.size >= MAX_KEPT_ZONES) formatters.clear();
     formatters.set(tz, f);
   }
   return f;
