@@ -69,11 +69,10 @@ const FOREIGN_FIELDS: Readonly<Record<Protocol, Readonly<Record<string, string>>
   },
   embeddings: {},
 };
-const FOREIGN_ENTRIES = {
-  responses: Object.entries(FOREIGN_FIELDS.responses),
-  chat: Object.entries(FOREIGN_FIELDS.chat),
-  embeddings: Object.entries(FOREIGN_FIELDS.embeddings),
-} as const;
+/** FOREIGN_FIELDS as lists, listed once instead of on every request. */
+const FOREIGN_ENTRIES = Object.fromEntries(
+  Object.entries(FOREIGN_FIELDS).map(([protocol, fields]) => [protocol, Object.entries(fields)]),
+) as Record<Protocol, [string, string][]>;
 
 /** Checks a parsed JSON body against the protocol's shape: 400 in OpenAI's words when it fails. */
 export function parseRelayRequest(protocol: Protocol, value: unknown): RelayRequest {

@@ -201,11 +201,9 @@ function channelRequest(channel: Channel): ChannelRequest {
     ...(channel.apiKey ? ['authorization', `Bearer ${channel.apiKey}`] : []),
   ];
   return {
-    paths: {
-      responses: channel.basePath + UPSTREAM_PATH.responses,
-      chat: channel.basePath + UPSTREAM_PATH.chat,
-      embeddings: channel.basePath + UPSTREAM_PATH.embeddings,
-    },
+    paths: Object.fromEntries(
+      Object.entries(UPSTREAM_PATH).map(([protocol, path]) => [protocol, channel.basePath + path]),
+    ) as Record<Protocol, string>,
     headers: headers('application/json'),
     streamHeaders: headers('text/event-stream'),
   };
