@@ -17,6 +17,7 @@ import {
   type SummaryRow,
 } from './repo.ts';
 import { addRelaySpend, type RelayCoverage } from './relay-spend.ts';
+import type { ViewWindows } from './read-window.ts';
 import { presentWindow, type Window } from './window.ts';
 
 /**
@@ -91,17 +92,15 @@ export const PRESENCE_METRICS: readonly string[] = [
  * The additive figures of the window and of each of its local days, with summaries folded in
  * where a day has no raw records of their metric, the coverage of every record family, and
  * freshness. Days hold PRESENCE_METRICS and `dayMetrics`: most views need the window's totals
- * only, and reading every metric of every day would cost them more than all else. The rollups
- * are read over `reads` (read-window.ts: `w`, its ends moved out where that changes nothing).
- * `pending` holds the figures per acquisition source only when `sources`.
+ * only, and reading every metric of every day would cost them more than all else. Answers for
+ * `w`, reading the rollups over `reads` (read-window.ts); `pending` holds the figures per
+ * acquisition source only when `sources`.
  */
 export async function loadDays(
   lanes: readonly Queryable[],
   siteId: string,
-  w: Window,
-  reads: Window,
-  dayMetrics: readonly string[] = [],
-  sources = false,
+  { w, reads }: ViewWindows,
+  { dayMetrics = [], sources = false }: { dayMetrics?: readonly string[]; sources?: boolean } = {},
 ): Promise<DayData> {
   const db = lanes[0]!;
   const core = hourCore(reads);

@@ -37,8 +37,9 @@ interface ViewResult<D> {
  * A view: its own reads (`compute`) on `lanes - 1` connections while the day figures, coverage
  * and freshness are read on another, all in one snapshot (snapshot.ts), so data, coverage and
  * freshness agree with each other. `compute` answers for `at.w` and reads the rollups over
- * `at.reads` (read-window.ts), with what is pending per source only if `sources`; it awaits the day figures when it needs them; on a pool too small
- * for separate lanes it runs after them on their connection.
+ * `at.reads` (read-window.ts), with what is pending per source only if `sources`; it awaits
+ * the day figures when it needs them; on a pool too small for separate lanes it runs after them
+ * on their connection.
  */
 async function answer<D>(
   snapshots: SharedSnapshots,
@@ -49,7 +50,7 @@ async function answer<D>(
 ): Promise<ViewAnswer<D>> {
   const [days, { data, money }] = await snapshots.read(lanes, async ([first, ...rest]) => {
     const at = await viewWindows(first!, siteId, asked);
-    const days = loadDays([first!], siteId, at.w, at.reads, [], sources);
+    const days = loadDays([first!], siteId, at, { sources });
     if (rest.length === 0) {
       // One connection runs one query at a time: the day figures first, then the view's reads.
       const d = await days;
@@ -139,7 +140,7 @@ export async function timeseries(snapshots: SharedSnapshots, siteId: string, ask
   const lanes = hourCore(asked) ? 2 : 1;
   const { w, days, summaryDays, coverage, freshness } = await snapshots.read(lanes, async (t) => {
     const at = await viewWindows(t[0]!, siteId, asked);
-    return { w: at.w, ...(await loadDays(t, siteId, at.w, at.reads, TIMESERIES_METRICS)) };
+    return { w: at.w, ...(await loadDays(t, siteId, at, { dayMetrics: TIMESERIES_METRICS })) };
   });
   const money: Money[] = [];
   const buckets = periods(w, interval).map(({ period, days: idx }) => {

@@ -64,9 +64,7 @@ export function resolveWindow(q: WindowParams, defaultTz: string, now: number): 
       return /^\d{4}-\d{2}-\d{2}$/.test(v) ? dayStart(tz, dayOfDate(v)) : instantOf(v);
     };
     const to = bound(q.to, () => now);
-    // The local day holding the window's last instant, to the microsecond.
-    const lastDay = (end: number) => localDay(tz, Math.ceil(end) - 1);
-    const from = bound(q.from, () => dayStart(tz, lastDay(to) - (DEFAULT_WINDOW_DAYS - 1)));
+    const from = bound(q.from, () => dayStart(tz, lastDay(tz, to) - (DEFAULT_WINDOW_DAYS - 1)));
     if (to <= from)
       throw invalid('to', q.to === undefined ? 'must be after from (to defaults to now)' : 'must be after from');
     const days = localDays(tz, from, to);
@@ -79,11 +77,13 @@ export function resolveWindow(q: WindowParams, defaultTz: string, now: number): 
   }
 }
 
+/** The local day holding the last instant before `end` (exclusive), to the microsecond. */
+const lastDay = (tz: string, end: number) => localDay(tz, Math.ceil(end) - 1);
+
 /** The local days of `tz` that [from, to) touches, in order, clipped to it. */
 function localDays(tz: string, from: number, to: number): Period[] {
   const days: Period[] = [];
-  // The local day holding the window's last instant, to the microsecond.
-  const last = localDay(tz, Math.ceil(to) - 1);
+  const last = lastDay(tz, to);
   for (let d = localDay(tz, Math.floor(from)); d <= last; d++)
     days.push({ from: Math.max(from, dayStart(tz, d)), to: Math.min(to, dayStart(tz, d + 1)), label: isoDate(d) });
   return days;
