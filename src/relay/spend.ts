@@ -11,6 +11,52 @@ import type { BudgetPeriod } from './repo.ts';
 import { spendSince } from './repo.ts';
 
 /**
+ * Settles what a lease's calls owe, in one call for many (see `Spending.settle`): charges
+ * their tokens to the tokens bucket, and turns their part of the lease's reservation into
+ * what they cost (the part only while the lease holds it: a lapsed lease was released
+ * whole). With `a[6]` = '1' the lease is also retired: the rest of its reservation and its
+ * unused requests are given back. `a` is the settling's eight arguments (see `settleArgs`);
+ * a Lua function because the LEASE script settles a spent lease too, before it leases.
+ */
+const SETTLE_FUNCTION = `
+local function settle(tpmKey, spendKey, holdsKey, amountsKey, rpmKey, a)
+  local tpm, used = tonumber(a[1]), tonumber(a[2])
+  if tpm > 0 and used > 0 then
+    local t = redis.call('TIME')
+    local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+    local s = redis.call('HMGET', tpmKey, 'tokens', 'ts')
+    local tokens = tonumber(s[1]) or tpm
+    local ts = tonumber(s[2]) or now
+    tokens = math.min(tpm, tokens + math.max(0, now - ts) * tpm / 60000) - used
+    redis.call('HSET', tpmKey, 'tokens', tostring(tokens), 'ts', tostring(now))
+    redis.call('PEXPIRE', tpmKey, 61000 + math.ceil(math.max(0, -tokens) * 60000 / tpm))
+  end
+  if a[5] ~= '' then
+    local reserve = tonumber(a[4])
+    if reserve > 0 and redis.call('HEXISTS', amountsKey, a[3]) == 1 then
+      redis.call('HINCRBY', amountsKey, a[3], -reserve)
+      redis.call('HINCRBY', spendKey, 'reserved', -reserve)
+    end
+    if a[5] ~= '0' then redis.call('HINCRBY', spendKey, 'spent', a[5]) end
+  end
+  if a[6] == '1' then
+    local left = tonumber(redis.call('HGET', amountsKey, a[3]))
+    if left then
+      redis.call('HDEL', amountsKey, a[3])
+      redis.call('ZREM', holdsKey, a[3])
+      -- Not with 0: Lua gives -0, which HINCRBY refuses as not an integer.
+      if left > 0 then redis.call('HINCRBY', spendKey, 'reserved', -left) end
+    end
+    local rpm, unused = tonumber(a[7]), tonumber(a[8])
+    if rpm > 0 and unused > 0 then
+      local s = redis.call('HMGET', rpmKey, 'tokens', 'ts')
+      if s[1] then redis.call('HSET', rpmKey, 'tokens', tostring(math.min(rpm, tonumber(s[1]) + unused))) end
+    end
+  end
+end
+`;
+
+/**
  * Admission without a Redis round trip per call: a front door takes a **lease** for a key, one
  * Redis script that takes up to LEASE_CALLS requests from the key's requests-per-minute bucket,
  * checks its tokens-per-minute bucket is not empty, and reserves up to LEASE_CALLS calls' worth
@@ -25,9 +71,14 @@ import { spendSince } from './repo.ts';
  * is released after HOLD_MS. Answers {status, a, b, c}: 0 leased (a = requests taken, b = nanos
  * reserved, c = requests left), 1 requests (a = ms to wait), 2 tokens (a = ms to wait),
  * 3 budget (a = spent, b = reserved), 4 the period's spend is not in Redis (first call of the
- * period, or Redis lost it): load it and ask again.
+ * period, or Redis lost it): load it and ask again. ARGV[10..17], when ARGV[12] (a hold) is
+ * not empty, are the settling of the key's last spent lease (see `settle` above), done first:
+ * a hot key's leases then cost one script each instead of two (the lease, then its release).
  */
-const LEASE = `
+const LEASE = `${SETTLE_FUNCTION}
+if ARGV[12] ~= '' then
+  settle(KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[1], {ARGV[10], ARGV[11], ARGV[12], ARGV[13], ARGV[14], ARGV[15], ARGV[16], ARGV[17]})
+end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local rpm, tpm, budget, reserve = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -82,47 +133,9 @@ end
 return {0, taken, granted, math.floor(requests - taken)}
 `;
 
-/**
- * Settles what a lease's calls owe, in one call for many (see `Spending.settle`): charges
- * their tokens to the tokens bucket, and turns their part of the lease's reservation into
- * what they cost (the part only while the lease holds it: a lapsed lease was released
- * whole). With ARGV[6] = 1 the lease is also retired: the rest of its reservation and its
- * unused requests are given back.
- */
-const SETTLE = `
-local tpm, used = tonumber(ARGV[1]), tonumber(ARGV[2])
-if tpm > 0 and used > 0 then
-  local t = redis.call('TIME')
-  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-  local s = redis.call('HMGET', KEYS[1], 'tokens', 'ts')
-  local tokens = tonumber(s[1]) or tpm
-  local ts = tonumber(s[2]) or now
-  tokens = math.min(tpm, tokens + math.max(0, now - ts) * tpm / 60000) - used
-  redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'ts', tostring(now))
-  redis.call('PEXPIRE', KEYS[1], 61000 + math.ceil(math.max(0, -tokens) * 60000 / tpm))
-end
-if ARGV[5] ~= '' then
-  local reserve = tonumber(ARGV[4])
-  if reserve > 0 and redis.call('HEXISTS', KEYS[4], ARGV[3]) == 1 then
-    redis.call('HINCRBY', KEYS[4], ARGV[3], -reserve)
-    redis.call('HINCRBY', KEYS[2], 'reserved', -reserve)
-  end
-  if ARGV[5] ~= '0' then redis.call('HINCRBY', KEYS[2], 'spent', ARGV[5]) end
-end
-if ARGV[6] == '1' then
-  local left = tonumber(redis.call('HGET', KEYS[4], ARGV[3]))
-  if left then
-    redis.call('HDEL', KEYS[4], ARGV[3])
-    redis.call('ZREM', KEYS[3], ARGV[3])
-    -- Not with 0: Lua gives -0, which HINCRBY refuses as not an integer.
-    if left > 0 then redis.call('HINCRBY', KEYS[2], 'reserved', -left) end
-  end
-  local rpm, unused = tonumber(ARGV[7]), tonumber(ARGV[8])
-  if rpm > 0 and unused > 0 then
-    local s = redis.call('HMGET', KEYS[5], 'tokens', 'ts')
-    if s[1] then redis.call('HSET', KEYS[5], 'tokens', tostring(math.min(rpm, tonumber(s[1]) + unused))) end
-  end
-end
+/** One lease's settling alone (KEYS: tpm, spend, holds, amounts, rpm). */
+const SETTLE = `${SETTLE_FUNCTION}
+settle(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV)
 return 0
 `;
 
@@ -266,6 +279,13 @@ export class Spending {
   private readonly keys = new Map<string, KeyLeases>();
   /** Leases whose settled calls owe Redis, for the next flush. */
   private owing = new Map<Lease, string>();
+  /**
+   * Per key, its last spent lease, whose release waits to go in the key's next LEASE script
+   * (a hot key fetches its next lease within a few calls) or with the next flush, whichever
+   * comes first: the reservation it still holds is given back up to SETTLE_MS later, as the
+   * settling of live leases is.
+   */
+  private unreleased = new Map<string, Lease>();
   private flushTimer: NodeJS.Timeout | null = null;
   private readonly flushOwed = this.flushOwedNow.bind(this);
 
@@ -363,6 +383,10 @@ export class Spending {
     const period = budget ? periodOf(budget.period, now) : null;
     const spendKey = this.spendKeyOf(key, now);
     const hold = `${process.pid}.${++this.holds}.${now.getTime()}`;
+    // A spent lease of another budget period keeps to the flush: its counters are other keys.
+    const spent = this.unreleased.get(key.id);
+    let release = spent && spent.spendKey === spendKey ? settleArgs(spent, true) : NO_SETTLING;
+    if (release !== NO_SETTLING) this.unreleased.delete(key.id);
     try {
       for (;;) {
         const [status, a, b, c] = await this.redis.relayLease(
@@ -380,7 +404,10 @@ export class Spending {
           period?.ttlMs ?? 0,
           LEASE_CALLS,
           reserve * LEASE_CALLS,
+          ...release,
         );
+        // Settled by the script whatever it answered: not to be sent again with a retry.
+        release = NO_SETTLING;
         if (status === 0)
           return new Lease(hold, spendKey, period?.end ?? Number.POSITIVE_INFINITY, a, b, c, rpm, budget !== null);
         if (status === 1 || status === 2) throw limited(status === 1 ? `${rpm} requests` : `${key.tpm} tokens`, a, rpm);
@@ -392,6 +419,8 @@ export class Spending {
         );
       }
     } catch (err) {
+      // As a failed SETTLE: its holds lapse after HOLD_MS.
+      if (release !== NO_SETTLING) this.log.warn({ err, keyId: key.id }, 'relay spend could not be settled');
       if (!isConnectivityError(err)) throw err;
       if (budget) throw unavailable('the budget store (Redis)', err);
       this.log.warn({ err, keyId: key.id }, 'relay limits unavailable; letting the call through');
@@ -407,8 +436,9 @@ export class Spending {
   /**
    * Ends an admitted call with the tokens it used and the nanos it cost (null when unknown:
    * then it is charged what it reserved). Off the answer's path, and not one Redis call per
-   * call: what the calls of a lease owe is summed in memory and sent in one script when the
-   * lease is retired, or after SETTLE_MS when it lives on. Until then their reservations stay
+   * call: what the calls of a lease owe is summed in memory and sent with the lease's release
+   * (in the key's next LEASE script, or alone after SETTLE_MS), or after SETTLE_MS while the
+   * lease lives on. Until then their reservations stay
    * held, so the budget still holds; what a crash loses is the settling not sent yet, at most
    * SETTLE_MS of it (the holds it leaves lapse after HOLD_MS, as they always did). Never
    * throws; Redis errors are logged.
@@ -430,13 +460,24 @@ export class Spending {
     this.retireSpent(ticket.keyId);
   }
 
-  /** Settles what every lease still in use owes (retired ones settled as they were released). */
+  /** Settles what every lease owes, and releases the spent ones no LEASE script took along. */
   private flushOwedNow(): void {
     this.flushTimer = null;
+    const unreleased = this.unreleased;
+    this.unreleased = new Map();
+    for (const [keyId, lease] of unreleased) this.send(lease, keyId, true);
     const owing = this.owing;
     this.owing = new Map();
-    // A lease retired since owes nothing: it was settled as it was released.
+    // A lease released since owes nothing: it was settled as it was released.
     for (const [lease, keyId] of owing) this.send(lease, keyId, false);
+  }
+
+  /** Holds the release of a spent lease for the key's next LEASE script (see `unreleased`). */
+  private releaseLater(lease: Lease, keyId: string): void {
+    const earlier = this.unreleased.get(keyId);
+    if (earlier) this.send(earlier, keyId, true);
+    this.unreleased.set(keyId, lease);
+    this.flushTimer ??= setTimeout(this.flushOwed, SETTLE_MS).unref();
   }
 
   /** One SETTLE script for `lease`: what its calls owe, and with `release` the lease itself. */
@@ -451,17 +492,9 @@ export class Spending {
         `${lease.spendKey}:holds`,
         `${lease.spendKey}:amounts`,
         `${keys}:rpm`,
-        lease.tpm,
-        lease.owedTokens,
-        lease.hold,
-        lease.owedReserved,
-        lease.budgeted ? lease.owedCost : '',
-        release ? 1 : 0,
-        lease.rpm,
-        lease.rpm > 0 ? lease.requests : 0,
+        ...settleArgs(lease, release),
       )
       .catch((err: unknown) => this.log.warn({ err, keyId }, 'relay spend could not be settled'));
-    lease.owedTokens = lease.owedReserved = lease.owedCost = 0;
   }
 
   /** Releases the key's leases that admit no more and have no call in flight, settling what they owe. */
@@ -474,7 +507,7 @@ export class Spending {
       state.leases = state.leases.filter((lease) => {
         if (lease.inUse(now)) return true;
         lease.retired = true;
-        if (lease.hold !== '') this.send(lease, keyId, true);
+        if (lease.hold !== '') this.releaseLater(lease, keyId);
         return false;
       });
     if (state.leases.length === 0 && !state.pending) this.keys.delete(keyId);
@@ -482,6 +515,8 @@ export class Spending {
 
   /** Settles everything and releases every lease without a call in flight (at shutdown: what it held is free for other front doors at once). */
   async close(): Promise<void> {
+    // A lease still being fetched (taken ahead of need) is released with the rest, not held till it lapses.
+    await Promise.all([...this.keys.values()].map((state) => state.pending));
     for (const [keyId, state] of this.keys) {
       for (const lease of state.leases) lease.born = Number.NEGATIVE_INFINITY;
       this.retireSpent(keyId);
@@ -503,6 +538,25 @@ export class Spending {
 }
 
 const NO_HEADERS: Record<string, string> = {};
+
+/** The settling arguments for no lease (LEASE's ARGV[10..17] when it has none to settle). */
+const NO_SETTLING: readonly (string | number)[] = [0, 0, '', 0, '', 0, 0, 0];
+
+/** SETTLE's arguments for what `lease` owes, and with `release` its release; what it owed is then counted as sent. */
+function settleArgs(lease: Lease, release: boolean): (string | number)[] {
+  const args = [
+    lease.tpm,
+    lease.owedTokens,
+    lease.hold,
+    lease.owedReserved,
+    lease.budgeted ? lease.owedCost : '',
+    release ? 1 : 0,
+    lease.rpm,
+    lease.rpm > 0 ? lease.requests : 0,
+  ];
+  lease.owedTokens = lease.owedReserved = lease.owedCost = 0;
+  return args;
+}
 
 /** True when a lease of the key still admits calls and is not running low. */
 function hasRoom(state: KeyLeases, now: number): boolean {

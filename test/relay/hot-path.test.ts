@@ -116,3 +116,61 @@ test('leases of two front doors never pass the budget together', async () => {
     for (const r of doors) r.disconnect();
   }
 });
+
+test("a hot key's spent lease is released in its next lease's script, and the budget and tokens still add up", async () => {
+  const prefix = `${fx.app.config.QUEUE_PREFIX}:hot`; // under the test's prefix, so its cleanup removes these keys too
+  const redis = new Redis(fx.app.config.REDIS_URL);
+  try {
+    const warnings: string[] = [];
+    const log = pino({ level: 'warn' }, { write: (line: string) => warnings.push(line) });
+    const spending = new Spending(redis, prefix, fx.app.db, log);
+    const { id } = await fx.key(['*'], { budgetNanos: 1e12, budgetCurrency: 'USD', budgetPeriod: 'total' });
+    const key: RelayKey = {
+      id,
+      accountId: null,
+      group: 'default',
+      models: null,
+      rpm: 1_000_000,
+      tpm: 1_000_000,
+      budget: { nanos: 1e12, currency: 'USD', period: 'total' },
+      expiresAt: null,
+      siteId: null,
+    };
+    // SETTLE scripts carry 5 keys and 8 arguments (after the sha and the key count), the 6th
+    // of them 1 when the script releases a lease; LEASE scripts carry more.
+    let leases = 0;
+    let releasesAlone = 0;
+    const send = redis.sendCommand.bind(redis);
+    redis.sendCommand = (command) => {
+      if (command.name === 'evalsha' || command.name === 'eval') {
+        if (command.args.length !== 15) leases++;
+        else if (String(command.args[12]) === '1') releasesAlone++;
+      }
+      return send(command);
+    };
+    // One call after another, as a hot key's calls come.
+    const CALLS_HERE = 160;
+    const started = performance.now();
+    for (let i = 0; i < CALLS_HERE; i++) spending.settle(await spending.admit(key, 1_000_000, 100), 7, 40);
+    const elapsed = performance.now() - started;
+    redis.sendCommand = send;
+    assert.ok(leases >= CALLS_HERE / 16 && leases <= CALLS_HERE / 8, `${leases} leases for ${CALLS_HERE} calls`);
+    // A release goes alone only from the flush, every 100 ms (SETTLE_MS) at most: on a quiet
+    // machine the loop takes a few ms, and one release per lease (~10) would fail this.
+    assert.ok(
+      releasesAlone <= Math.ceil(elapsed / 100) + 1,
+      `${releasesAlone} releases of their own in ${elapsed.toFixed(0)} ms for ${leases} leases`,
+    );
+    await spending.close();
+    const keys = `${prefix}:relay:{${id}}`;
+    const spend = await redis.hgetall(`${keys}:spend:total`);
+    assert.deepEqual([Number(spend.spent), Number(spend.reserved)], [CALLS_HERE * 40, 0]);
+    assert.equal(await redis.hlen(`${keys}:spend:total:amounts`), 0, 'every lease released');
+    // The tokens bucket was charged every call's tokens (it refills meanwhile: at most by what the test's time allows).
+    const tokens = Number(await redis.hget(`${keys}:tpm`, 'tokens'));
+    assert.ok(tokens <= 1_000_000 - CALLS_HERE * 7 + 1_000_000 / 60, `${tokens} tokens left`);
+    assert.deepEqual(warnings, []);
+  } finally {
+    redis.disconnect();
+  }
+});
