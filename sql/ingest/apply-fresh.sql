@@ -3,7 +3,7 @@
 -- payload, mark it completed (dropping the payload) and tell the waiting front doors (the
 -- NOTIFY is delivered at commit and says what batch-finish.sql's says). Takes ${siteId}, ${resource},
 -- ${batchId} and the pieces of the record table's description (src/ingest/tables.ts):
--- ${table}, ${idColumn}, ${columns}, ${select}, ${nested}. Returns `applied`, or no row when
+-- ${table}, ${idColumn}, ${columns}, ${select}, ${id}. Returns `applied`, or no row when
 -- the batch is missing or no longer queued (a concurrent applier that held the lock finished it).
 --
 -- A plain INSERT: no conflict probe per row, the primary key checks each key as it goes in. A
@@ -23,9 +23,7 @@ WITH batch AS (
   FROM batch b
   CROSS JOIN LATERAL json_array_elements(b.payload::json) AS e(rec)
   CROSS JOIN LATERAL (SELECT e.rec::jsonb AS j OFFSET 0) AS x
-  CROSS JOIN LATERAL jsonb_populate_record(NULL::${table:name}, x.j) AS r
-  ${nested:raw}
-  ORDER BY r.${idColumn:name}
+  ORDER BY ${id:raw}
 ), finished AS (
   UPDATE ingest_batches t
   SET status = 'completed', applied = b.received, unchanged = 0, payload = NULL, completed_at = now()

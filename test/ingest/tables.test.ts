@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { RESOURCES } from '../../src/auth/scopes.ts';
-import { RECORD_TABLES } from '../../src/ingest/tables.ts';
+import { COLUMN_TYPES, RECORD_TABLES } from '../../src/ingest/tables.ts';
 import { testServices, type TestServices } from '../helpers/services.ts';
 
 let services: TestServices;
@@ -23,5 +23,20 @@ test('each record table has exactly the columns the upsert writes, keyed (site_i
       [t.table],
     );
     assert.equal(pk.def, `PRIMARY KEY (site_id, ${t.idColumn})`);
+  }
+});
+
+test('every column read from a record has the type the apply casts its field to (text unless COLUMN_TYPES says)', async () => {
+  const fromBatch = new Set(['site_id', 'record', 'content_digest', 'batch_id', 'received_at']);
+  for (const r of RESOURCES) {
+    const t = RECORD_TABLES[r];
+    const fields = t.columnSet.columns.map((c) => c.name).filter((n) => !fromBatch.has(n));
+    const wrong = await services.db.any<{ name: string }>(
+      `SELECT f.name FROM unnest($2::text[], $3::text[]) AS f(name, type)
+       JOIN pg_attribute a ON a.attrelid = $1::regclass AND a.attname = f.name
+       WHERE a.atttypid <> f.type::regtype`,
+      [t.table, fields, fields.map((n) => COLUMN_TYPES[n] ?? 'text')],
+    );
+    assert.deepEqual(wrong, [], t.table);
   }
 });
