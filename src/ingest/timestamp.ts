@@ -9,14 +9,16 @@ const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1
 
 export const TIMESTAMP_PATTERN = TIMESTAMP.source;
 
+const MONTH_DAYS = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
 function daysInMonth(year: number, month: number): number {
   if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
-  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+  return MONTH_DAYS[month]!;
 }
 
-function pad(n: number, width: number): string {
-  return String(n).padStart(width, '0');
-}
+// Two-digit fields by value: a lookup instead of String().padStart for five fields of every
+// ingested timestamp.
+const TWO_DIGITS = Array.from({ length: 60 }, (_, n) => String(n).padStart(2, '0'));
 
 /**
  * The UTC form of a valid timestamp, or null with the reason when it is not one.
@@ -40,16 +42,32 @@ export function normalizeTimestamp(value: string): { utc: string } | { error: st
     if (Number(oh) > 23 || Number(om) > 59) return { error: 'has an invalid zone offset' };
     offsetMinutes = (sign === '-' ? -1 : 1) * (Number(oh) * 60 + Number(om));
   }
-  // Date.UTC maps years 0–99 to 1900–1999; setUTCFullYear does not.
-  const t = new Date(0);
-  t.setUTCFullYear(year, month - 1, day);
-  t.setUTCHours(hour, minute - offsetMinutes, second, 0);
-  const uy = t.getUTCFullYear();
+  // The zone offset moves the time by less than a day, so the date by at most one day: done by
+  // hand, without a Date and its field reads, on every ingested timestamp.
+  const minutes = hour * 60 + minute - offsetMinutes;
+  const dayShift = Math.floor(minutes / 1440);
+  const utcMinutes = minutes - dayShift * 1440;
+  let uy = year,
+    um = month,
+    ud = day + dayShift;
+  if (ud < 1) {
+    if (--um < 1) {
+      um = 12;
+      uy--;
+    }
+    ud = daysInMonth(uy, um);
+  } else if (ud > daysInMonth(uy, um)) {
+    ud = 1;
+    if (++um > 12) {
+      um = 1;
+      uy++;
+    }
+  }
   // PostgreSQL has no year 0, and four digits are what the format allows.
   if (uy < 1 || uy > 9999) return { error: 'is outside the years 0001 to 9999 in UTC' };
-  const fraction = (frac ?? '').replace(/0+$/, '');
+  const fraction = frac?.endsWith('0') ? frac.replace(/0+$/, '') : (frac ?? '');
   return {
-    utc: `${pad(uy, 4)}-${pad(t.getUTCMonth() + 1, 2)}-${pad(t.getUTCDate(), 2)}T${pad(t.getUTCHours(), 2)}:${pad(t.getUTCMinutes(), 2)}:${pad(t.getUTCSeconds(), 2)}${fraction ? `.${fraction}` : ''}Z`,
+    utc: `${uy < 1000 ? String(uy).padStart(4, '0') : uy}-${TWO_DIGITS[um]}-${TWO_DIGITS[ud]}T${TWO_DIGITS[Math.floor(utcMinutes / 60)]}:${TWO_DIGITS[utcMinutes % 60]}:${TWO_DIGITS[second]}${fraction ? `.${fraction}` : ''}Z`,
   };
 }
 

@@ -38,6 +38,19 @@ describe('Timestamp', () => {
     assert.deepEqual(normalizeTimestamp('2024-01-01T00:00:00.500Z'), { utc: '2024-01-01T00:00:00.5Z' });
     assert.ok('error' in normalizeTimestamp('0001-01-01T00:00:00+01:00'), 'year 0 in UTC');
   });
+
+  test('a zone offset carries the date over month, leap-day and year ends, both ways', () => {
+    const utc = (v: string) => (normalizeTimestamp(v) as { utc: string }).utc;
+    assert.equal(utc('2024-02-29T23:30-01:00'), '2024-03-01T00:30:00Z');
+    assert.equal(utc('2023-02-28T23:00:05-02:00'), '2023-03-01T01:00:05Z');
+    assert.equal(utc('2024-03-01T00:10+00:20'), '2024-02-29T23:50:00Z');
+    assert.equal(utc('2023-03-01T00:10+00:20'), '2023-02-28T23:50:00Z');
+    assert.equal(utc('2024-01-01T00:10+00:20'), '2023-12-31T23:50:00Z');
+    assert.equal(utc('2024-04-30T23:59:59.9-23:59'), '2024-05-01T23:58:59.9Z');
+    assert.equal(utc('0999-12-31T23:00-01:00'), '1000-01-01T00:00:00Z');
+    assert.equal(utc('0050-06-15T12:00Z'), '0050-06-15T12:00:00Z');
+    assert.ok('error' in normalizeTimestamp('9999-12-31T23:00-01:00'), 'year 10000 in UTC');
+  });
 });
 
 describe('batch schemas (spec 2.1–2.4)', () => {
