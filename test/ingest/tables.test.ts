@@ -40,3 +40,28 @@ test('every column read from a record has the type the apply casts its field to 
     assert.deepEqual(wrong, [], t.table);
   }
 });
+
+test('the pending analytics arrays every ingest statement writes are compressed with lz4, not pglz', async () => {
+  const cols = await services.db.any<{ col: string; compression: string }>(
+    `SELECT a.attrelid::regclass || '.' || a.attname AS col, a.attcompression AS compression
+     FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+     WHERE c.relname LIKE 'analytics\\_pending\\_%' AND c.relkind = 'r' AND a.attnum > 0 AND NOT a.attisdropped
+       AND a.atttypid IN (SELECT typarray FROM pg_type WHERE typarray <> 0)
+     ORDER BY 1`,
+  );
+  assert.deepEqual(
+    cols.map((c) => c.col),
+    [
+      'analytics_pending_counts.counts',
+      'analytics_pending_keys.keys',
+      'analytics_pending_keys.ats',
+      'analytics_pending_users.buckets',
+      'analytics_pending_users.kinds',
+      'analytics_pending_users.users',
+    ].sort(),
+  );
+  assert.deepEqual(
+    cols.filter((c) => c.compression !== 'l').map((c) => c.col),
+    [],
+  );
+});
