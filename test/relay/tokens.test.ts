@@ -142,9 +142,15 @@ test('the usage stripper hands on the same bytes wherever the reads cut the stre
   const wanted = `${frame(chunk('Hello "usage": {x}', {})) + frame(chunk(' world', {}))}data: [DONE]\n\n`;
   // A provider that attaches usage to its last chunk with choices: that chunk stays, without it.
   const attached = `${frame(chunk('Hi', { usage }))}data: [DONE]`;
+  // Frames ended by CR LF CR LF, alone and mixed with LF LF (a frame end is searched for both).
+  const crlf = (text: string) => text.replaceAll('\n\n', '\r\n\r\n');
+  const mixed = (text: string) => text.replace('\n\n', '\r\n\r\n');
   for (const [input, output] of [
     [sent, wanted],
     [attached, `${frame(chunk('Hi', {}))}data: [DONE]`],
+    [crlf(sent), crlf(wanted)],
+    [mixed(sent), mixed(wanted)],
+    [crlf(sent).replace('\r\n\r\n', '\n\n'), crlf(wanted).replace('\r\n\r\n', '\n\n')],
   ] as const) {
     const bytes = Buffer.from(input);
     for (let cut = 0; cut <= bytes.length; cut++) {
@@ -152,6 +158,8 @@ test('the usage stripper hands on the same bytes wherever the reads cut the stre
       const stripper = new UsageStripper(metered);
       const out = [stripper.take(bytes.subarray(0, cut)), stripper.take(bytes.subarray(cut)), stripper.finish()];
       assert.equal(Buffer.concat(out.filter((b) => b !== null)).toString(), output, `cut at ${cut}`);
+      // Complete frames are handed on with the read that completes them, never held to the end.
+      if (cut === bytes.length && /(\n\n|\r\n\r\n)$/.test(input)) assert.equal(out[0]?.toString(), output);
       assert.deepEqual(metered, { input_tokens: 7, output_tokens: 9, cached_tokens: 3, reasoning_tokens: null });
     }
   }
