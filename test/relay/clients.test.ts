@@ -234,6 +234,19 @@ describe('openai SDK', () => {
     assert.equal(native.response.headers.get(HEADER), null);
     assert.equal(last(both).raw, sent[0]);
     await record('openai-sdk.chat.json', last(both));
+    // Streamed natively without include_usage: Radar asks the provider for usage and takes it
+    // out again, so the SDK sees no usage field on any chunk, as it would from the provider.
+    const nativeStream = await client.chat.completions.create({
+      ...body,
+      stream: true,
+    } as OpenAI.Chat.ChatCompletionCreateParamsStreaming);
+    let nativeText = '';
+    for await (const c of nativeStream) {
+      assert.equal('usage' in c, false);
+      nativeText += c.choices[0]?.delta.content ?? '';
+    }
+    assert.equal(nativeText, TEXT);
+    assert.equal(last(both).body.stream_options.include_usage, true);
     const { data, response } = await client.chat.completions
       .create({ ...body, model: 'responses-only' })
       .withResponse();
